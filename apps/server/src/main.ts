@@ -1,0 +1,1 @@
+console.log('once: service entry point pending');

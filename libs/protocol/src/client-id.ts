@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A client id (u128) as 32 lowercase hex digits, most significant digit first.
+ *
+ * Why a string: it is a cheap `Map` key, it is what `groups.get` shows users,
+ * and fixed-width big-endian hex sorts exactly like the number, so "ties go to
+ * the lowest client id" is a plain string comparison.
+ */
+export type ClientId = string;
+
+/** The reserved id 0: system entries carry it; clients never may. */
+export const ZERO_CLIENT_ID: ClientId = '0'.repeat(32);
+
+const CLIENT_ID_PATTERN = /^[0-9a-f]{32}$/;
+
+/** True when `value` is a well-formed {@link ClientId} (zero included). */
+export function isClientId(value: unknown): value is ClientId {
+  return typeof value === 'string' && CLIENT_ID_PATTERN.test(value);
+}
+
+/** Reads the u128 at `offset` (16 bytes, low 64 bits first) as a {@link ClientId}. */
+export function readClientId(buffer: Uint8Array, offset: number): ClientId {
+  let hex = '';
+  for (let i = offset + 15; i >= offset; i--) {
+    const byte = buffer[i];
+    hex += (byte < 16 ? '0' : '') + byte.toString(16);
+  }
+  return hex;
+}
+
+/** Writes `id` as a u128 at `offset` (16 bytes, low 64 bits first). */
+export function writeClientId(buffer: Uint8Array, offset: number, id: ClientId): void {
+  if (!isClientId(id)) {
+    throw new TypeError(`not a client id (32 lowercase hex digits): ${String(id)}`);
+  }
+  for (let i = 0; i < 16; i++) {
+    buffer[offset + i] = parseInt(id.slice(30 - 2 * i, 32 - 2 * i), 16);
+  }
+}
+
+/** `0x…` or a bigint to a {@link ClientId}; rejects values outside u128. */
+export function clientIdFromBigInt(value: bigint): ClientId {
+  if (value < 0n || value >= 1n << 128n) {
+    throw new RangeError(`client id out of u128 range: ${value}`);
+  }
+  return value.toString(16).padStart(32, '0');
+}
+
+/** The numeric value of a {@link ClientId}. */
+export function clientIdToBigInt(id: ClientId): bigint {
+  return BigInt('0x' + id);
+}
+
+/** A fresh random non-zero client id, as PROTOCOL.md asks clients to use. */
+export function randomClientId(): ClientId {
+  for (;;) {
+    const id = randomBytes(16).toString('hex');
+    if (id !== ZERO_CLIENT_ID) return id;
+  }
+}
