@@ -14,6 +14,11 @@ export const ZERO_CLIENT_ID: ClientId = '0'.repeat(32);
 
 const CLIENT_ID_PATTERN = /^[0-9a-f]{32}$/;
 
+/** Two hex digits per byte value: header decoding reads a client id per frame. */
+const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, byte) =>
+  byte.toString(16).padStart(2, '0'),
+);
+
 /** True when `value` is a well-formed {@link ClientId} (zero included). */
 export function isClientId(value: unknown): value is ClientId {
   return typeof value === 'string' && CLIENT_ID_PATTERN.test(value);
@@ -23,8 +28,7 @@ export function isClientId(value: unknown): value is ClientId {
 export function readClientId(buffer: Uint8Array, offset: number): ClientId {
   let hex = '';
   for (let i = offset + 15; i >= offset; i--) {
-    const byte = buffer[i];
-    hex += (byte < 16 ? '0' : '') + byte.toString(16);
+    hex += BYTE_HEX[buffer[i]];
   }
   return hex;
 }
@@ -39,7 +43,7 @@ export function writeClientId(buffer: Uint8Array, offset: number, id: ClientId):
   }
 }
 
-/** `0x…` or a bigint to a {@link ClientId}; rejects values outside u128. */
+/** A bigint to a {@link ClientId}; rejects values outside u128. */
 export function clientIdFromBigInt(value: bigint): ClientId {
   if (value < 0n || value >= 1n << 128n) {
     throw new RangeError(`client id out of u128 range: ${value}`);

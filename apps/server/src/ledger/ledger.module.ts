@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { LedgerController } from './ledger.controller';
+import { LedgerState } from './ledger.state';
+
+@Module({
+  controllers: [LedgerController],
+  providers: [LedgerState],
+})
+export class LedgerModule {}

@@ -1,0 +1,15 @@
+/**
+ * One committed request's reply, kept so that a retry under the same request number is
+ * answered byte for byte as first sent (PROTOCOL.md, "COMMAND").
+ *
+ * The table copies both buffers when it caches them and hands out its own copies: nobody
+ * may write to them. `reply` is opaque to the table: it is the exact frame to resend.
+ */
+export interface CachedReply {
+  /** The request number this reply answers. */
+  readonly request: number;
+  /** `checksum_body` of the request (16 bytes): a retry with other bytes is a conflict. */
+  readonly requestChecksum: Buffer;
+  /** The reply frame, header and body, exactly as first sent. */
+  readonly reply: Buffer;
+}

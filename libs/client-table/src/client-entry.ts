@@ -1,0 +1,82 @@
+import { CHECKSUM_SIZE, type ClientId } from '@once/protocol';
+import { type CachedReply } from './cached-reply';
+
+/**
+ * A session: one client id's row of the client table, as callers see it.
+ *
+ * Entries are immutable values: every commit replaces the entry with a new frozen one,
+ * so an entry a caller holds (across an await, say) never changes under it.
+ *
+ * Invariants (asserted where they are made, checked again by restore):
+ * - `1 <= epoch <= latestCommitOp`;
+ * - `replies.length <= ring`, and `replies.length >= 1` when `watermark > 0` (the newest
+ *   reply is never dropped, since `ring >= 1`);
+ * - `replies[i].request === watermark - replies.length + 1 + i`: the ring holds the
+ *   last committed requests, consecutive, oldest first, ending at `watermark`;
+ * - `watermarkChecksum` is the newest reply's `requestChecksum`, or ZERO_CHECKSUM when
+ *   `watermark === 0`.
+ */
+export interface ClientEntry {
+  readonly client: ClientId;
+  /** The user that registered the session; only that user may resume it. */
+  readonly userId: number;
+  /** Op of the REGISTER that last (re)bound the session. */
+  readonly epoch: number;
+  /** Highest committed request number (0 before the first). */
+  readonly watermark: number;
+  /** `requestChecksum` of the watermark's request (ZERO_CHECKSUM when watermark = 0). */
+  readonly watermarkChecksum: Buffer;
+  /** Op of the latest REGISTER or reply committed for this entry: the eviction order. */
+  readonly latestCommitOp: number;
+  /** Journal timestamp (ns since the Unix epoch) of `latestCommitOp`: the expiry order. */
+  readonly latestCommitTimestamp: bigint;
+  /** Cached replies, oldest first, at most `ring`. */
+  readonly replies: readonly CachedReply[];
+}
+
+/**
+ * The ring of a session that has no cached reply. Shared by every such entry so that an
+ * idle session costs no array of its own.
+ */
+export const NO_REPLIES: readonly CachedReply[] = Object.freeze([]);
+
+/**
+ * Builds a frozen entry. Every entry goes through here, so all of them share one hidden
+ * class (one property order), which keeps them small and property reads monomorphic.
+ */
+export function createClientEntry(fields: ClientEntry): ClientEntry {
+  return Object.freeze({
+    client: fields.client,
+    userId: fields.userId,
+    epoch: fields.epoch,
+    watermark: fields.watermark,
+    watermarkChecksum: fields.watermarkChecksum,
+    latestCommitOp: fields.latestCommitOp,
+    latestCommitTimestamp: fields.latestCommitTimestamp,
+    replies: fields.replies,
+  });
+}
+
+/**
+ * Builds a frozen cached reply that owns its bytes: the checksum and the reply are copied
+ * into one exact-size allocation outside Node's shared 8 KiB pool.
+ *
+ * Why copy: a cached reply lives as long as its session. Keeping the caller's buffers
+ * would let a 16-byte checksum sliced from a journal read (or a small reply sliced from
+ * the pool) pin the whole larger buffer for that long, and would let a caller that reuses
+ * its buffers change bytes the table promises to resend unchanged.
+ */
+export function createCachedReply(
+  request: number,
+  requestChecksum: Uint8Array,
+  reply: Uint8Array,
+): CachedReply {
+  const bytes = Buffer.allocUnsafeSlow(CHECKSUM_SIZE + reply.length);
+  bytes.set(requestChecksum, 0);
+  bytes.set(reply, CHECKSUM_SIZE);
+  return Object.freeze({
+    request,
+    requestChecksum: bytes.subarray(0, CHECKSUM_SIZE),
+    reply: bytes.subarray(CHECKSUM_SIZE),
+  });
+}

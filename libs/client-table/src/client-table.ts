@@ -1,0 +1,394 @@
+import { CHECKSUM_SIZE, ZERO_CHECKSUM, isClientId, type ClientId } from '@once/protocol';
+import { type ApplicableResult } from './applicable-result';
+import { type CachedReply } from './cached-reply';
+import { type CheckResult } from './check-result';
+import { NO_REPLIES, createCachedReply, createClientEntry, type ClientEntry } from './client-entry';
+import { validateTableOptions, type ClientTableOptions } from './client-table-options';
+import { compareEvictionOrder } from './eviction-order';
+import { type RegisterResult } from './register-result';
+import { tableAssert } from './table-assert';
+import { MAX_TIMESTAMP, decodeTableSnapshot, encodeTableSnapshot } from './table-snapshot-codec';
+
+const NEW: CheckResult = Object.freeze({ kind: 'new' });
+const NO_SESSION: CheckResult = Object.freeze({ kind: 'no-session' });
+const INVALID_REQUEST: CheckResult = Object.freeze({ kind: 'invalid-request' });
+const IN_FLIGHT: CheckResult = Object.freeze({ kind: 'in-flight' });
+
+/**
+ * The client table of PROTOCOL.md: one entry per session, with its epoch, its watermark
+ * and the replies of its last `ring` committed requests.
+ *
+ * The table is a projection of the journal. The engine calls the `commit*` methods,
+ * {@link remove}, {@link setLimits} and {@link expireBefore} only when a journal entry is
+ * applied, in op order, live and at replay alike; the table uses no clock, no randomness
+ * and no iteration order but its own, so it is a pure function of those calls and replay
+ * rebuilds it exactly. The gateway calls {@link check}, which never mutates.
+ *
+ * Eviction order without a heap: every commit sets its entry's `latestCommitOp` to the op
+ * being applied, the largest so far, and moves the entry to the end of the `Map`. So the
+ * Map's insertion order is ascending (latestCommitOp, client id): the eviction victim is
+ * its first key and, as timestamps never decrease with ops, expiry is a scan from the head
+ * that stops at the first live entry.
+ */
+export class ClientTable {
+  /**
+   * Invariant: iteration order is strictly ascending (latestCommitOp, client id), and
+   * latestCommitTimestamp is non-decreasing in that order; `size <= capacity`.
+   */
+  private readonly table = new Map<ClientId, ClientEntry>();
+  private limitCapacity: number;
+  private limitRing: number;
+  /**
+   * Highest op given to a commit (after a restore: the highest latestCommitOp in the
+   * snapshot). Invariant: every entry's latestCommitOp <= latestOp; a commit needs op > latestOp.
+   */
+  private latestOp = 0;
+  /** Timestamp of `latestOp`. Invariant: commits never go back in time. */
+  private latestTimestamp = 0n;
+
+  constructor(options: ClientTableOptions) {
+    validateTableOptions(options);
+    this.limitCapacity = options.capacity;
+    this.limitRing = options.ring;
+  }
+
+  /** Maximum number of entries. */
+  get capacity(): number {
+    return this.limitCapacity;
+  }
+
+  /** Replies cached per entry. */
+  get ring(): number {
+    return this.limitRing;
+  }
+
+  /** Number of entries (sessions). */
+  get size(): number {
+    return this.table.size;
+  }
+
+  /** The entry of `client`: an immutable value, never changed by later commits. */
+  get(client: ClientId): ClientEntry | undefined {
+    return this.table.get(client);
+  }
+
+  /**
+   * PROTOCOL.md's COMMAND table, row by row, in its order. Never mutates.
+   *
+   * `highestAdmitted` is the session's highest request number admitted by the gateway
+   * but maybe not committed yet; it defaults to the watermark (after a restart nothing
+   * is in flight). The gateway passes it so that requests in flight are told apart from
+   * new ones and gaps. A `duplicate` hands out the cached reply buffer itself: write it,
+   * never change it. Asserts (TABLE_INVARIANT) a 16-byte `requestChecksum` and
+   * `highestAdmitted >= watermark`. `session` and `request` may be any u64 as read from a
+   * peer's header (rounded above 2^53): they only need to compare correctly.
+   */
+  check(
+    client: ClientId,
+    session: number,
+    request: number,
+    requestChecksum: Uint8Array,
+    highestAdmitted?: number,
+  ): CheckResult {
+    tableAssert(requestChecksum.length === CHECKSUM_SIZE, 'requestChecksum must be 16 bytes');
+    const entry = this.table.get(client);
+    // Row: no entry for client.
+    if (entry === undefined) return NO_SESSION;
+    const { epoch, watermark } = entry;
+    // Row: session < entry epoch (fenced).
+    if (session < epoch) return { kind: 'session-too-low', epoch, watermark };
+    // Row: session > entry epoch.
+    if (session > epoch) return { kind: 'epoch-ahead', epoch, watermark };
+    // Row: request = 0.
+    if (request === 0) return INVALID_REQUEST;
+    const admitted = highestAdmitted ?? watermark;
+    tableAssert(
+      Number.isSafeInteger(admitted) && admitted >= watermark,
+      `client ${client}: highestAdmitted ${admitted} below watermark ${watermark}`,
+    );
+    if (request <= watermark) {
+      const cached = cachedReply(entry, request);
+      // Row: request <= watermark, no longer cached.
+      if (cached === undefined) return { kind: 'already-applied', watermark };
+      // Row: request <= watermark, cached, same checksum_body.
+      if (cached.requestChecksum.equals(requestChecksum)) {
+        return { kind: 'duplicate', reply: cached.reply };
+      }
+      // Row: request <= watermark, cached, other checksum_body.
+      return { kind: 'conflict', watermark };
+    }
+    // Row: watermark < request < next expected (in flight).
+    if (request <= admitted) return IN_FLIGHT;
+    // Row: request = next expected.
+    if (request === admitted + 1) return NEW;
+    // Row: request > next expected.
+    return { kind: 'gap', watermark, nextExpected: admitted + 1 };
+  }
+
+  /**
+   * A REGISTER applied at `op` (its epoch). See PROTOCOL.md, "REGISTER":
+   * - an entry of the same user: a resume; the epoch moves to `op`, the watermark and the
+   *   cached replies stay, and connections of the previous epoch are fenced;
+   * - an entry of another user: nothing changes (`owned-by-other-user`);
+   * - no entry: a new one (watermark 0); at capacity, the entry first in eviction order
+   *   (lowest latestCommitOp, ties lowest client id) is evicted first and returned.
+   *
+   * Epochs only grow: asserts `op` is above every op given to a commit so far (a refused
+   * REGISTER counts too) and the timestamp does not go back (TABLE_INVARIANT).
+   */
+  commitRegister(op: number, timestamp: bigint, client: ClientId, userId: number): RegisterResult {
+    this.assertCommit(op, timestamp);
+    tableAssert(isClientId(client), `not a client id: ${String(client)}`);
+    tableAssert(Number.isSafeInteger(userId) && userId >= 0, `bad userId ${userId}`);
+    this.latestOp = op;
+    this.latestTimestamp = timestamp;
+
+    const existing = this.table.get(client);
+    if (existing !== undefined) {
+      if (existing.userId !== userId) {
+        return { kind: 'owned-by-other-user', ownerUserId: existing.userId };
+      }
+      this.table.delete(client);
+      this.table.set(
+        client,
+        createClientEntry({
+          ...existing,
+          epoch: op,
+          latestCommitOp: op,
+          latestCommitTimestamp: timestamp,
+        }),
+      );
+      return {
+        kind: 'registered',
+        epoch: op,
+        watermark: existing.watermark,
+        created: false,
+        previousEpoch: existing.epoch,
+        evicted: undefined,
+      };
+    }
+
+    tableAssert(this.table.size <= this.limitCapacity, 'table above capacity');
+    const evicted = this.table.size === this.limitCapacity ? this.evictFirst() : undefined;
+    this.table.set(
+      client,
+      createClientEntry({
+        client,
+        userId,
+        epoch: op,
+        watermark: 0,
+        watermarkChecksum: ZERO_CHECKSUM,
+        latestCommitOp: op,
+        latestCommitTimestamp: timestamp,
+        replies: NO_REPLIES,
+      }),
+    );
+    return {
+      kind: 'registered',
+      epoch: op,
+      watermark: 0,
+      created: true,
+      previousEpoch: undefined,
+      evicted,
+    };
+  }
+
+  /**
+   * A COMMAND's reply applied at `op`: the watermark moves to `request` and the reply is
+   * cached, the oldest beyond `ring` dropped. The engine calls it only after
+   * {@link applicable} said `ok`; anything else is an invariant failure. The table caches a
+   * copy of both buffers (see createCachedReply), so the caller keeps its own.
+   */
+  commitReply(
+    op: number,
+    timestamp: bigint,
+    client: ClientId,
+    session: number,
+    request: number,
+    requestChecksum: Buffer,
+    reply: Buffer,
+  ): void {
+    this.assertCommit(op, timestamp);
+    const entry = this.table.get(client);
+    tableAssert(entry !== undefined, `commitReply: no entry for client ${client}`);
+    tableAssert(
+      session === entry.epoch,
+      `commitReply: client ${client} session ${session} !== epoch ${entry.epoch}`,
+    );
+    tableAssert(
+      request === entry.watermark + 1,
+      `commitReply: client ${client} request ${request} !== watermark + 1 (${entry.watermark + 1})`,
+    );
+    tableAssert(
+      requestChecksum instanceof Uint8Array && requestChecksum.length === CHECKSUM_SIZE,
+      'commitReply: requestChecksum must be 16 bytes',
+    );
+    tableAssert(reply instanceof Uint8Array, 'commitReply: reply must be bytes');
+    const previous = entry.replies;
+    tableAssert(previous.length <= this.limitRing, `client ${client}: ring above limit`);
+    this.latestOp = op;
+    this.latestTimestamp = timestamp;
+
+    // Keep the newest ring - 1 replies, then append: the ring drops its oldest beyond `ring`.
+    const kept = Math.min(previous.length, this.limitRing - 1);
+    const replies: CachedReply[] = previous.slice(previous.length - kept);
+    const cached = createCachedReply(request, requestChecksum, reply);
+    replies.push(cached);
+    this.table.delete(client);
+    this.table.set(
+      client,
+      createClientEntry({
+        ...entry,
+        watermark: request,
+        watermarkChecksum: cached.requestChecksum,
+        latestCommitOp: op,
+        latestCommitTimestamp: timestamp,
+        replies: Object.freeze(replies),
+      }),
+    );
+  }
+
+  /**
+   * Whether a COMMAND or LOGOUT admitted under `(session, request)` may be applied now:
+   * the entry exists, its epoch is `session` and `request` is watermark + 1. Otherwise the
+   * reason, named as the {@link CheckResult} rows ('not-next' when the number is not
+   * watermark + 1). The engine asks this at apply time, as the table may have changed
+   * since the gateway admitted the request.
+   */
+  applicable(client: ClientId, session: number, request: number): ApplicableResult {
+    const entry = this.table.get(client);
+    if (entry === undefined) return 'no-session';
+    if (session < entry.epoch) return 'session-too-low';
+    if (session > entry.epoch) return 'epoch-ahead';
+    if (request !== entry.watermark + 1) return 'not-next';
+    return 'ok';
+  }
+
+  /** LOGOUT (or any other removal) applied: removes and returns the entry of `client`. */
+  remove(client: ClientId): ClientEntry | undefined {
+    const entry = this.table.get(client);
+    if (entry !== undefined) this.table.delete(client);
+    return entry;
+  }
+
+  /**
+   * New limits applied (a settings change recorded in the journal). Evicts entries in
+   * eviction order until `size <= capacity`, then trims every remaining ring to its newest
+   * `ring` replies (the watermark's reply is always kept). Returns the evicted entries,
+   * in eviction order, as they were.
+   */
+  setLimits(options: ClientTableOptions): ClientEntry[] {
+    validateTableOptions(options);
+    this.limitCapacity = options.capacity;
+    this.limitRing = options.ring;
+    const evicted: ClientEntry[] = [];
+    while (this.table.size > this.limitCapacity) evicted.push(this.evictFirst());
+    const ring = this.limitRing;
+    for (const entry of this.table.values()) {
+      if (entry.replies.length <= ring) continue;
+      // Map.set on a present key keeps its place: the eviction order is untouched.
+      this.table.set(
+        entry.client,
+        createClientEntry({
+          ...entry,
+          replies: Object.freeze(entry.replies.slice(entry.replies.length - ring)),
+        }),
+      );
+    }
+    return evicted;
+  }
+
+  /**
+   * Sessions idle past their lifetime: removes and returns, oldest first, every entry whose
+   * latestCommitTimestamp < `cutoffTimestamp` (ns). Costs O(expired): timestamps are
+   * non-decreasing in eviction order, so the scan stops at the first entry that stays.
+   */
+  expireBefore(cutoffTimestamp: bigint): ClientEntry[] {
+    tableAssert(typeof cutoffTimestamp === 'bigint', 'cutoffTimestamp must be a bigint');
+    const expired: ClientEntry[] = [];
+    for (const entry of this.table.values()) {
+      if (entry.latestCommitTimestamp >= cutoffTimestamp) break;
+      this.table.delete(entry.client);
+      expired.push(entry);
+    }
+    return expired;
+  }
+
+  /**
+   * The entries in eviction order (lowest latestCommitOp first, ties lowest client id).
+   * A live iterator of the table's Map: removing entries while iterating is safe.
+   */
+  entries(): IterableIterator<ClientEntry> {
+    return this.table.values();
+  }
+
+  /**
+   * Deterministic bytes of the whole table: limits, entries, cached replies (layout on
+   * {@link encodeTableSnapshot}). Equal tables give equal bytes, whatever their history.
+   */
+  snapshot(): Buffer {
+    const entries: ClientEntry[] = [];
+    let previous: ClientEntry | undefined;
+    for (const entry of this.table.values()) {
+      tableAssert(
+        previous === undefined || compareEvictionOrder(previous, entry) < 0,
+        `entries out of eviction order at client ${entry.client}`,
+      );
+      entries.push(entry);
+      previous = entry;
+    }
+    return encodeTableSnapshot({ capacity: this.limitCapacity, ring: this.limitRing, entries });
+  }
+
+  /**
+   * The table a {@link snapshot} describes. Validates the bytes; malformed input throws
+   * {@link TableSnapshotInvalidError} (code 'TABLE_SNAPSHOT_INVALID'). Entries are put back
+   * in eviction order, ties on latestCommitOp broken by the lowest client id.
+   */
+  static restore(bytes: Uint8Array): ClientTable {
+    const snapshot = decodeTableSnapshot(bytes);
+    const table = new ClientTable({ capacity: snapshot.capacity, ring: snapshot.ring });
+    for (const entry of snapshot.entries) {
+      table.table.set(entry.client, entry);
+      // Sorted by op, with timestamps non-decreasing: the last entry holds both maxima.
+      table.latestOp = entry.latestCommitOp;
+      table.latestTimestamp = entry.latestCommitTimestamp;
+    }
+    return table;
+  }
+
+  /** Asserts the journal order of a commit: ops strictly grow, timestamps never decrease. */
+  private assertCommit(op: number, timestamp: bigint): void {
+    tableAssert(
+      Number.isSafeInteger(op) && op > this.latestOp,
+      `op ${op} must be an integer above the latest op ${this.latestOp}`,
+    );
+    tableAssert(
+      typeof timestamp === 'bigint' &&
+        timestamp >= this.latestTimestamp &&
+        timestamp <= MAX_TIMESTAMP,
+      `timestamp ${String(timestamp)} must be a u64 not below ${this.latestTimestamp}`,
+    );
+  }
+
+  /** Removes and returns the first entry in eviction order. */
+  private evictFirst(): ClientEntry {
+    const first = this.table.values().next();
+    tableAssert(first.done !== true, 'eviction from an empty table');
+    this.table.delete(first.value.client);
+    return first.value;
+  }
+}
+
+/** The cached reply of `request` (≤ watermark), if the ring still holds it. O(1). */
+function cachedReply(entry: ClientEntry, request: number): CachedReply | undefined {
+  // The ring holds consecutive requests ending at the watermark.
+  const index = entry.replies.length - 1 - (entry.watermark - request);
+  if (index < 0) return undefined;
+  const cached: CachedReply | undefined = entry.replies[index];
+  tableAssert(
+    cached !== undefined && cached.request === request,
+    `client ${entry.client}: ring out of sequence at request ${request}`,
+  );
+  return cached;
+}

@@ -1,0 +1,10 @@
+export { ClientTable } from './client-table';
+export { MAX_TABLE_LIMIT, type ClientTableOptions } from './client-table-options';
+export { type ClientEntry } from './client-entry';
+export { type CachedReply } from './cached-reply';
+export { type CheckResult } from './check-result';
+export { type RegisterResult } from './register-result';
+export { type ApplicableResult } from './applicable-result';
+export { InvalidTableOptionsError } from './invalid-table-options.error';
+export { TableInvariantError } from './table-invariant.error';
+export { TableSnapshotInvalidError } from './table-snapshot-invalid.error';

@@ -1,0 +1,51 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type EntryDraft } from '@once/journal';
+import { type ApplyOutcome } from '../apply-outcome';
+import { type Engine } from '../engine';
+import { OnceNode, type OnceNodeOptions } from '../once-node';
+import { type SampleModules, sampleModules } from './sample-modules.fixture';
+
+/** A temporary data directory, removed by `cleanup`. */
+export async function tempDataDir(
+  prefix = 'once-engine-',
+): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  return { dir: join(root, 'data'), cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+export interface TestNode {
+  readonly node: OnceNode;
+  readonly engine: Engine;
+  readonly modules: SampleModules;
+}
+
+/** Opens and boots a node with the sample modules on `dir`. */
+export async function startTestNode(
+  dir: string,
+  options: Partial<OnceNodeOptions> = {},
+): Promise<TestNode> {
+  const modules = sampleModules();
+  const node = await OnceNode.open({
+    dataDir: dir,
+    commands: modules.commands,
+    states: modules.states,
+    snapshotEveryOps: 0,
+    progressIntervalMs: 10_000,
+    ...options,
+  });
+  await node.start();
+  return { node, engine: node.engine, modules };
+}
+
+/** Journals a draft and resolves with its outcome once it is durable and applied. */
+export function submit(engine: Engine, draft: EntryDraft): Promise<ApplyOutcome> {
+  return new Promise((resolve, reject) => {
+    try {
+      engine.submit(draft, resolve);
+    } catch (error) {
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+}

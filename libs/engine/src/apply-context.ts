@@ -1,0 +1,22 @@
+import { type ClientId } from '@once/protocol';
+
+/**
+ * Everything a command handler may know besides its state and its data.
+ *
+ * Every field comes from the journal entry being applied, so a replay hands the
+ * handler exactly the context the live commit did. There is deliberately no
+ * clock here: `timestamp` is the entry's journal time, the same on every replay.
+ */
+export interface ApplyContext {
+  /** Journal op of the entry being applied. */
+  readonly op: number;
+  /** Journal timestamp of the entry, ns since the Unix epoch. */
+  readonly timestamp: bigint;
+  /** The session's user (0 for system entries). */
+  readonly userId: number;
+  /** The session's client id (the zero id for system entries). */
+  readonly client: ClientId;
+}
+
+/** The user id of entries the node itself journals (genesis, releases, boots). */
+export const SYSTEM_USER_ID = 0;

@@ -1,0 +1,44 @@
+import { type JournalEntry } from '@once/journal';
+import { type ClientId, type EvictionReason } from '@once/protocol';
+
+/** A session that ended while an entry was applied. */
+export interface EndedSession {
+  readonly client: ClientId;
+  readonly epoch: number;
+  readonly userId: number;
+  /** The session's highest committed request number when it ended. */
+  readonly watermark: number;
+  readonly reason: EvictionReason.Evicted | EvictionReason.LoggedOut | EvictionReason.Expired;
+}
+
+/** A REGISTER that committed: the connection that sent it now holds this session. */
+export interface RegisteredSession {
+  readonly client: ClientId;
+  readonly epoch: number;
+  readonly userId: number;
+  readonly watermark: number;
+  /** The epoch this REGISTER fenced (a resume), if the entry existed. */
+  readonly previousEpoch: number | undefined;
+}
+
+/**
+ * What applying one journal entry produced. Everything in it is a function of
+ * the entry and the state before it, so a replay produces the same outcome.
+ */
+export interface ApplyOutcome {
+  readonly entry: JournalEntry;
+  /**
+   * The frame answering this entry's request (a REPLY or an EVICTION), exactly
+   * as it must go on the wire; undefined for entries no client waits on.
+   */
+  readonly reply: Buffer | undefined;
+  /** True when `reply` is now cached in the session's ring. */
+  readonly cached: boolean;
+  /** When `reply` is an EVICTION: why. The connection it goes to is unbound. */
+  readonly eviction: EvictionReason | undefined;
+  /** The outcome body of a COMMAND (`{"ok": …}`), also for system commands. */
+  readonly result: Buffer | undefined;
+  readonly registered: RegisteredSession | undefined;
+  /** Sessions ended by this entry (evicted, logged out, expired), in order. */
+  readonly endedSessions: readonly EndedSession[];
+}

@@ -1,0 +1,21 @@
+import { type AdmissionContext } from './admission-context';
+import { type ApplyContext } from './apply-context';
+
+/**
+ * One replicated command: how to prepare it for the journal (optional) and how
+ * to apply it.
+ *
+ * `apply` must be deterministic: it reads only its module's state, `data` and
+ * `ctx`, and is called once per journal entry, live and on every replay.
+ */
+export interface CommandHandler {
+  readonly pattern: string;
+  /** Synchronous, deterministic; returns the JSON result or throws a CommandError. */
+  apply(data: unknown, ctx: ApplyContext): unknown;
+  /**
+   * Runs once, live, before journaling; what it returns is journaled instead of
+   * the request's data (e.g. a password replaced by its salted hash). May be
+   * async. A throw becomes a committed refusal (the request number is used).
+   */
+  admit?(data: unknown, ctx: AdmissionContext): unknown;
+}

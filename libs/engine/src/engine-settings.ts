@@ -1,0 +1,43 @@
+/**
+ * Limits that shape the client table. They are part of history: the values in
+ * force are journaled (a BOOT entry) whenever they change, so a replay applies
+ * each entry under the limits that held when it was first applied.
+ */
+export interface EngineSettings {
+  /** Table capacity: sessions kept at once before the oldest is evicted. */
+  readonly clientsMax: number;
+  /** Replies cached per session, and requests a session may have in flight. */
+  readonly ring: number;
+  /** Sessions idle longer than this (by journal time) expire; 0 = never. */
+  readonly sessionTtlMs: number;
+}
+
+/** The limits a journal starts with, before its first BOOT entry applies. */
+export const GENESIS_SETTINGS: EngineSettings = Object.freeze({
+  clientsMax: 8192,
+  ring: 8,
+  sessionTtlMs: 0,
+});
+
+export class InvalidSettingsError extends Error {
+  readonly code = 'INVALID_SETTINGS';
+}
+
+/** Validates and normalises settings (integers, in range), or throws InvalidSettingsError. */
+export function validateSettings(settings: EngineSettings): EngineSettings {
+  const { clientsMax, ring, sessionTtlMs } = settings;
+  if (!Number.isSafeInteger(clientsMax) || clientsMax < 1) {
+    throw new InvalidSettingsError(`clientsMax must be an integer >= 1, got ${clientsMax}`);
+  }
+  if (!Number.isSafeInteger(ring) || ring < 1 || ring > 1024) {
+    throw new InvalidSettingsError(`ring must be an integer from 1 to 1024, got ${ring}`);
+  }
+  if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs < 0) {
+    throw new InvalidSettingsError(`sessionTtlMs must be an integer >= 0, got ${sessionTtlMs}`);
+  }
+  return { clientsMax, ring, sessionTtlMs };
+}
+
+export function sameSettings(a: EngineSettings, b: EngineSettings): boolean {
+  return a.clientsMax === b.clientsMax && a.ring === b.ring && a.sessionTtlMs === b.sessionTtlMs;
+}

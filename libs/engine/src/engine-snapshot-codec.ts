@@ -1,0 +1,127 @@
+import { type EngineSettings } from './engine-settings';
+
+/**
+ * Byte layout of an engine snapshot (little-endian; the journal store wraps it
+ * with its own checksum and op):
+ *
+ *     0   4  magic "OSNP"
+ *     4   1  format version (1)
+ *     5   3  reserved, 0
+ *     8   8  op the snapshot stands at (every entry <= op applied, none after)
+ *    16   8  journal timestamp of that op (ns)
+ *    24   4  settings JSON length, then the JSON
+ *     …   4  client table length, then the table's own snapshot bytes
+ *     …   4  state count, then per state (in name order):
+ *            2 name length, name (utf8), 4 JSON length, JSON (utf8)
+ */
+export interface EngineSnapshot {
+  readonly op: number;
+  readonly timestamp: bigint;
+  readonly settings: EngineSettings;
+  readonly table: Buffer;
+  readonly states: Array<[string, string]>;
+}
+
+const MAGIC = 0x504e534f; // "OSNP"
+const FORMAT_VERSION = 1;
+
+export class SnapshotInvalidError extends Error {
+  readonly code = 'SNAPSHOT_INVALID';
+}
+
+export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
+  const settings = Buffer.from(JSON.stringify(snapshot.settings));
+  const states = snapshot.states.map(
+    ([name, json]) => [Buffer.from(name), Buffer.from(json)] as const,
+  );
+  let size = 24 + 4 + settings.length + 4 + snapshot.table.length + 4;
+  for (const [name, json] of states) size += 2 + name.length + 4 + json.length;
+  const out = Buffer.alloc(size);
+  out.writeUInt32LE(MAGIC, 0);
+  out.writeUInt8(FORMAT_VERSION, 4);
+  out.writeBigUInt64LE(BigInt(snapshot.op), 8);
+  out.writeBigUInt64LE(snapshot.timestamp, 16);
+  let at = 24;
+  at = writeBlock(out, at, settings);
+  at = writeBlock(out, at, snapshot.table);
+  out.writeUInt32LE(states.length, at);
+  at += 4;
+  for (const [name, json] of states) {
+    out.writeUInt16LE(name.length, at);
+    name.copy(out, at + 2);
+    at += 2 + name.length;
+    at = writeBlock(out, at, json);
+  }
+  if (at !== size) throw new Error(`snapshot size mismatch: wrote ${at} of ${size} bytes`);
+  return out;
+}
+
+export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
+  const reader = new Reader(bytes);
+  if (reader.u32() !== MAGIC) throw new SnapshotInvalidError('snapshot has a bad magic');
+  const version = reader.u8();
+  if (version !== FORMAT_VERSION) {
+    throw new SnapshotInvalidError(`snapshot format ${version} is not supported`);
+  }
+  reader.skip(3);
+  const op = Number(reader.u64());
+  const timestamp = reader.u64();
+  const settings = JSON.parse(reader.block().toString('utf8')) as EngineSettings;
+  const table = reader.block();
+  const count = reader.u32();
+  const states: Array<[string, string]> = [];
+  for (let i = 0; i < count; i++) {
+    const name = reader.bytes(reader.u16()).toString('utf8');
+    states.push([name, reader.block().toString('utf8')]);
+  }
+  if (!reader.done) throw new SnapshotInvalidError('snapshot has trailing bytes');
+  return { op, timestamp, settings, table, states };
+}
+
+function writeBlock(out: Buffer, at: number, block: Buffer): number {
+  out.writeUInt32LE(block.length, at);
+  block.copy(out, at + 4);
+  return at + 4 + block.length;
+}
+
+/** Bounds-checked reads that fail as SnapshotInvalidError, never as RangeError. */
+class Reader {
+  private at = 0;
+  constructor(private readonly source: Buffer) {}
+
+  get done(): boolean {
+    return this.at === this.source.length;
+  }
+
+  private need(count: number): number {
+    if (this.at + count > this.source.length) {
+      throw new SnapshotInvalidError(`snapshot is truncated at byte ${this.at}`);
+    }
+    const at = this.at;
+    this.at += count;
+    return at;
+  }
+
+  skip(count: number): void {
+    this.need(count);
+  }
+  u8(): number {
+    return this.source.readUInt8(this.need(1));
+  }
+  u16(): number {
+    return this.source.readUInt16LE(this.need(2));
+  }
+  u32(): number {
+    return this.source.readUInt32LE(this.need(4));
+  }
+  u64(): bigint {
+    return this.source.readBigUInt64LE(this.need(8));
+  }
+  bytes(count: number): Buffer {
+    const at = this.need(count);
+    return this.source.subarray(at, at + count);
+  }
+  block(): Buffer {
+    return this.bytes(this.u32());
+  }
+}

@@ -1,0 +1,432 @@
+import { ClassicLevel } from 'classic-level';
+import { join } from 'node:path';
+import { lastValueFrom } from 'rxjs';
+import { EntryKind } from '@once/journal';
+import {
+  Command,
+  EvictionReason,
+  Operation,
+  Status,
+  clientIdFromBigInt,
+  decodeHeader,
+  mintResumeToken,
+} from '@once/protocol';
+import { ApplyOrderError } from './apply-order.error';
+import { type ApplyOutcome } from './apply-outcome';
+import {
+  bootDraft,
+  commandDraft,
+  logoutDraft,
+  registerDraft,
+} from './__fixtures__/entry-drafts.fixture';
+import {
+  type TestNode,
+  startTestNode,
+  submit,
+  tempDataDir,
+} from './__fixtures__/test-node.fixture';
+import { EngineUnavailableError } from './engine-unavailable.error';
+import { OnceNode } from './once-node';
+import { KvState, sampleModules } from './__fixtures__/sample-modules.fixture';
+import { type ModuleState } from './module-state';
+
+const ALICE = clientIdFromBigInt(0xa11cen);
+const BOB = clientIdFromBigInt(0xb0bn);
+const CAROL = clientIdFromBigInt(0xca201n);
+
+function bodyOf(outcome: ApplyOutcome): unknown {
+  const reply = outcome.reply!;
+  return JSON.parse(reply.subarray(128).toString('utf8'));
+}
+
+describe('Engine (the apply path)', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let test: TestNode;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDataDir());
+    test = await startTestNode(dir, { settings: { clientsMax: 2, ring: 2 } });
+  });
+
+  afterEach(async () => {
+    await test.node.stop();
+    await cleanup();
+  });
+
+  async function register(client: string, userId = 1): Promise<ApplyOutcome> {
+    return submit(test.engine, registerDraft(client, userId));
+  }
+
+  async function command(
+    client: string,
+    pattern: string,
+    data: unknown,
+    userId = 1,
+  ): Promise<ApplyOutcome> {
+    const entry = test.engine.table.get(client);
+    const session = entry?.epoch ?? 1;
+    const request = (entry?.watermark ?? 0) + 1;
+    return submit(test.engine, commandDraft(client, userId, session, request, pattern, data));
+  }
+
+  it('journals the limits in force as a BOOT entry at op 1 of a new directory', () => {
+    expect(test.engine.ready).toBe(true);
+    expect(test.engine.commitOp).toBe(1);
+    expect(test.engine.settings).toEqual({ clientsMax: 2, ring: 2, sessionTtlMs: 0 });
+    expect(test.engine.table.capacity).toBe(2);
+  });
+
+  it('applies a REGISTER: epoch = its op, reply fields and body from the entry', async () => {
+    const outcome = await register(ALICE, 7);
+    const header = decodeHeader(outcome.reply!);
+    expect(outcome.registered).toEqual({
+      client: ALICE,
+      epoch: 2,
+      userId: 7,
+      watermark: 0,
+      previousEpoch: undefined,
+    });
+    expect(header).toMatchObject({
+      command: Command.Reply,
+      operation: Operation.Register,
+      status: Status.Ok,
+      client: ALICE,
+      session: 2,
+      request: 0,
+      op: 2,
+      commit: 2,
+      timestamp: outcome.entry.timestamp,
+      watermark: 0,
+    });
+    expect(header.resumeToken.equals(outcome.entry.requestChecksum)).toBe(true);
+    expect(bodyOf(outcome)).toEqual({
+      userId: 7,
+      epoch: 2,
+      watermark: 0,
+      resumeToken: mintResumeToken(test.node.journal.nodeSecret, ALICE, 2).toString('hex'),
+    });
+  });
+
+  it('applies a COMMAND, caches its reply, and the table answers a retry with the same bytes', async () => {
+    await register(ALICE);
+    const outcome = await command(ALICE, 'kv.put', { key: 'k', value: 'v' });
+    expect(outcome.cached).toBe(true);
+    const header = decodeHeader(outcome.reply!);
+    expect(header).toMatchObject({
+      status: Status.Ok,
+      session: 2,
+      request: 1,
+      op: 3,
+      commit: 3,
+      watermark: 1,
+    });
+    expect(header.timestamp).toBe(outcome.entry.timestamp);
+    expect(bodyOf(outcome)).toEqual({ ok: true, result: { previous: null } });
+    expect(test.modules.kv.map.get('k')).toBe('v');
+    const retry = test.engine.table.check(ALICE, 2, 1, outcome.entry.requestChecksum);
+    expect(retry).toEqual({ kind: 'duplicate', reply: outcome.reply });
+  });
+
+  it.each([
+    ['kv.refuse', 'KV_REFUSED'],
+    ['kv.crash', 'HANDLER_FAILED'],
+    ['kv.async', 'ASYNC_HANDLER'],
+    ['no.such.pattern', 'UNKNOWN_PATTERN'],
+  ])('commits %s as the refusal %s, cached like any reply', async (pattern, code) => {
+    await register(ALICE);
+    const outcome = await command(ALICE, pattern, {});
+    expect(outcome.cached).toBe(true);
+    expect(decodeHeader(outcome.reply!).status).toBe(Status.Ok);
+    expect(bodyOf(outcome)).toMatchObject({ ok: false, error: { code } });
+    expect(test.engine.table.get(ALICE)?.watermark).toBe(1);
+  });
+
+  it('hands the handler a context made only of the entry', async () => {
+    await register(ALICE, 3);
+    const outcome = await command(ALICE, 'ctx.echo', null, 3);
+    expect(bodyOf(outcome)).toEqual({
+      ok: true,
+      result: {
+        op: outcome.entry.op,
+        timestamp: String(outcome.entry.timestamp),
+        userId: 3,
+        client: ALICE,
+      },
+    });
+  });
+
+  it('fences a request admitted under an epoch that a later REGISTER replaced', async () => {
+    await register(ALICE);
+    await register(ALICE); // resume: epoch 3, watermark kept
+    const stale = await submit(
+      test.engine,
+      commandDraft(ALICE, 1, 2, 1, 'kv.put', { key: 'k', value: 'v' }),
+    );
+    expect(stale.eviction).toBe(EvictionReason.SessionTooLow);
+    expect(decodeHeader(stale.reply!)).toMatchObject({
+      command: Command.Eviction,
+      status: EvictionReason.SessionTooLow,
+      session: 2,
+      request: 1,
+      op: 0,
+      commit: stale.entry.op,
+    });
+    expect(stale.cached).toBe(false);
+    expect(test.modules.kv.map.size).toBe(0);
+  });
+
+  it('answers EPOCH_AHEAD and REQUEST_GAP at apply without touching the table', async () => {
+    await register(ALICE);
+    const ahead = await submit(
+      test.engine,
+      commandDraft(ALICE, 1, 99, 1, 'kv.put', { key: 'a', value: '1' }),
+    );
+    expect(decodeHeader(ahead.reply!).status).toBe(Status.EpochAhead);
+    const gap = await submit(
+      test.engine,
+      commandDraft(ALICE, 1, 2, 5, 'kv.put', { key: 'a', value: '1' }),
+    );
+    expect(decodeHeader(gap.reply!)).toMatchObject({ status: Status.RequestGap, watermark: 0 });
+    expect(test.engine.table.get(ALICE)?.watermark).toBe(0);
+  });
+
+  it('answers NO_SESSION for a client without an entry', async () => {
+    const outcome = await submit(
+      test.engine,
+      commandDraft(BOB, 1, 5, 1, 'kv.put', { key: 'a', value: '1' }),
+    );
+    expect(outcome.eviction).toBe(EvictionReason.NoSession);
+  });
+
+  it('applies a LOGOUT: entry removed, holdings released, session ended LOGGED_OUT', async () => {
+    await register(ALICE);
+    await command(ALICE, 'member.join', {});
+    expect(test.modules.membership.members.has(ALICE)).toBe(true);
+    const outcome = await submit(test.engine, logoutDraft(ALICE, 1, 2, 2));
+    expect(decodeHeader(outcome.reply!)).toMatchObject({
+      status: Status.Ok,
+      operation: Operation.Logout,
+      watermark: 2,
+    });
+    expect(outcome.cached).toBe(false);
+    expect(outcome.endedSessions).toEqual([
+      { client: ALICE, epoch: 2, userId: 1, watermark: 1, reason: EvictionReason.LoggedOut },
+    ]);
+    expect(test.engine.table.get(ALICE)).toBeUndefined();
+    expect(test.modules.membership.members.size).toBe(0);
+  });
+
+  it('evicts the session with the oldest last commit when the table is full, releasing its holdings', async () => {
+    await register(ALICE);
+    await command(ALICE, 'member.join', {});
+    await register(BOB);
+    const outcome = await register(CAROL);
+    expect(outcome.endedSessions).toEqual([
+      { client: ALICE, epoch: 2, userId: 1, watermark: 1, reason: EvictionReason.Evicted },
+    ]);
+    expect(test.engine.table.get(ALICE)).toBeUndefined();
+    expect(test.modules.membership.members.has(ALICE)).toBe(false);
+  });
+
+  it('refuses a REGISTER of a client id another user owns, without changing the table', async () => {
+    await register(ALICE, 1);
+    const outcome = await register(ALICE, 2);
+    expect(decodeHeader(outcome.reply!).status).toBe(Status.ClientOwnedByOtherUser);
+    expect(outcome.registered).toBeUndefined();
+    expect(test.engine.table.get(ALICE)?.userId).toBe(1);
+  });
+
+  it('releases what a client held while connected when a release is journaled', async () => {
+    await register(ALICE);
+    await command(ALICE, 'member.join', {});
+    await new Promise<void>((resolve) => {
+      const off = test.engine.onApplied((outcome) => {
+        if (outcome.entry.kind === EntryKind.Release) {
+          off();
+          resolve();
+        }
+      });
+      test.engine.submitRelease(ALICE);
+    });
+    expect(test.modules.membership.members.size).toBe(0);
+    expect(test.engine.table.get(ALICE)).toBeDefined();
+  });
+
+  it('keeps what an admission step produced: replay does not redraw it', async () => {
+    await register(ALICE);
+    const body = await test.engine.prepareCommand(
+      'kv.sealed',
+      { key: 's', value: 'x' },
+      { pattern: 'kv.sealed', userId: 1, client: ALICE },
+    );
+    const entry = test.engine.table.get(ALICE)!;
+    const draft = { ...commandDraft(ALICE, 1, entry.epoch, 1, 'kv.sealed', null), body };
+    const outcome = await submit(test.engine, draft);
+    const stored = test.modules.kv.map.get('s');
+    expect(stored).toMatch(/^x:[0-9a-f]{8}$/);
+    expect(bodyOf(outcome)).toEqual({ ok: true, result: { stored } });
+
+    await test.node.stop({ snapshot: false });
+    test = await startTestNode(dir, { settings: { clientsMax: 2, ring: 2 } });
+    expect(test.modules.kv.map.get('s')).toBe(stored);
+  });
+
+  it('releases connection-scoped holdings at boot, through a journaled BOOT entry', async () => {
+    await register(ALICE);
+    await command(ALICE, 'member.join', {});
+    const opBefore = test.engine.commitOp;
+    await test.node.stop();
+    test = await startTestNode(dir, { settings: { clientsMax: 2, ring: 2 } });
+    expect(test.modules.membership.members.size).toBe(0);
+    expect(test.engine.commitOp).toBe(opBefore + 1);
+    expect(test.engine.table.get(ALICE)?.watermark).toBe(1);
+  });
+
+  it('journals a change of limits at boot and applies it to the table (evicting the excess)', async () => {
+    await register(ALICE);
+    await register(BOB);
+    await test.node.stop();
+    test = await startTestNode(dir, { settings: { clientsMax: 1, ring: 2 } });
+    expect(test.engine.settings.clientsMax).toBe(1);
+    expect(test.engine.table.size).toBe(1);
+    expect(test.engine.table.get(BOB)).toBeDefined();
+  });
+
+  it('restarts from a snapshot and replays only what came after it', async () => {
+    await register(ALICE);
+    await command(ALICE, 'kv.put', { key: 'a', value: '1' });
+    await test.engine.takeSnapshot();
+    const snapshotOp = test.engine.commitOp;
+    await command(ALICE, 'kv.put', { key: 'b', value: '2' });
+    const before = test.engine.captureSnapshot();
+    await test.node.stop({ snapshot: false });
+
+    const modules = sampleModules();
+    const node = await OnceNode.open({
+      dataDir: dir,
+      commands: modules.commands,
+      states: modules.states,
+      settings: { clientsMax: 2, ring: 2 },
+    });
+    const progress = await lastValueFrom(node.boot(), { defaultValue: undefined });
+    expect(progress).toMatchObject({ done: true, snapshotOp, appliedEntries: 1 });
+    expect(node.engine.captureSnapshot().equals(before)).toBe(true);
+    test = { node, engine: node.engine, modules };
+  });
+
+  async function reopenCollectingWarnings(extraState = false) {
+    const modules = sampleModules();
+    const warnings: string[] = [];
+    const states: Array<[string, ModuleState]> = [...modules.states];
+    if (extraState) states.push(['extra', new KvState()]);
+    const node = await OnceNode.open({
+      dataDir: dir,
+      commands: modules.commands,
+      states,
+      settings: { clientsMax: 2, ring: 2 },
+      logger: { log: () => undefined, warn: (line) => warnings.push(line), error: () => undefined },
+    });
+    const progress = await lastValueFrom(node.boot(), { defaultValue: undefined });
+    test = { node, engine: node.engine, modules };
+    return { progress, warnings };
+  }
+
+  it('falls back to a full replay when the stored snapshot is corrupt', async () => {
+    await register(ALICE);
+    await command(ALICE, 'kv.put', { key: 'a', value: '1' });
+    await test.engine.takeSnapshot();
+    const before = test.engine.captureSnapshot();
+    await test.node.stop({ snapshot: false });
+    const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    });
+    const snapshots = db.sublevel<Buffer, Buffer>('snapshot', {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    });
+    for await (const [key, value] of snapshots.iterator()) {
+      const broken = Buffer.from(value);
+      broken[broken.length - 1] ^= 0xff;
+      await snapshots.put(key, broken);
+    }
+    await db.close();
+
+    const { progress, warnings } = await reopenCollectingWarnings();
+    expect(progress).toMatchObject({ done: true, snapshotOp: 0 });
+    expect(warnings.some((line) => line.includes('unreadable'))).toBe(true);
+    expect(test.engine.captureSnapshot().equals(before)).toBe(true);
+  });
+
+  it('falls back to a full replay when the snapshot does not fit the modules', async () => {
+    await register(ALICE);
+    await command(ALICE, 'kv.put', { key: 'a', value: '1' });
+    await test.engine.takeSnapshot();
+    await test.node.stop({ snapshot: false });
+
+    const { progress, warnings } = await reopenCollectingWarnings(true);
+    expect(progress).toMatchObject({ done: true, snapshotOp: 0 });
+    expect(warnings.some((line) => line.includes('does not restore'))).toBe(true);
+    expect(test.modules.kv.map.get('a')).toBe('1');
+  });
+
+  it('runs genesis commands only on a new data directory', async () => {
+    await test.node.stop();
+    const genesis = [{ pattern: 'kv.put', data: { key: 'genesis', value: 'once' } }];
+    test = await startTestNode(dir, { settings: { clientsMax: 2, ring: 2 }, genesis });
+    expect(test.modules.kv.map.has('genesis')).toBe(false);
+    await test.node.stop();
+
+    const fresh = await tempDataDir();
+    try {
+      const node = await startTestNode(fresh.dir, { genesis });
+      expect(node.modules.kv.map.get('genesis')).toBe('once');
+      await node.node.stop();
+    } finally {
+      await fresh.cleanup();
+    }
+    test = await startTestNode(dir, { settings: { clientsMax: 2, ring: 2 } });
+  });
+
+  it('refuses to apply out of op order', () => {
+    expect(() =>
+      test.engine.apply({
+        ...bootDraft({ clientsMax: 2, ring: 2, sessionTtlMs: 0 }),
+        op: 99,
+        timestamp: 1n,
+      }),
+    ).toThrow(ApplyOrderError);
+  });
+});
+
+describe('Engine fail-stop', () => {
+  it('stops acknowledging writes when the journal cannot write, and says so', async () => {
+    const { dir, cleanup } = await tempDataDir();
+    let failWrites = false;
+    const test = await startTestNode(dir, {
+      journal: {
+        beforeWrite: () => {
+          if (failWrites) throw new Error('disk on fire');
+        },
+      },
+    });
+    try {
+      await submit(test.engine, registerDraft(ALICE, 1));
+      failWrites = true;
+      let answered = false;
+      test.engine.submit(
+        commandDraft(ALICE, 1, 2, 1, 'kv.put', { key: 'k', value: 'v' }),
+        () => (answered = true),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(answered).toBe(false);
+      expect(test.engine.phase).toBe('failed');
+      expect(test.modules.kv.map.size).toBe(0);
+      expect(() => test.engine.submit(registerDraft(BOB, 1))).toThrow(EngineUnavailableError);
+    } finally {
+      await test.node.stop();
+      await cleanup();
+    }
+  });
+});

@@ -1,0 +1,23 @@
+export { type AdmissionContext } from './admission-context';
+export { type ApplyContext, SYSTEM_USER_ID } from './apply-context';
+export { type ApplyOutcome, type EndedSession, type RegisteredSession } from './apply-outcome';
+export { CommandError, EngineRefusal } from './command.error';
+export { type CommandBody, decodeCommandBody, encodeCommandBody } from './command-body';
+export { type CommandHandler } from './command-handler';
+export { CommandRegistry, DuplicatePatternError } from './command-registry';
+export { Engine, type EngineOptions, type EnginePhase, type OutcomeCallback } from './engine';
+export { ApplyOrderError } from './apply-order.error';
+export { EngineUnavailableError } from './engine-unavailable.error';
+export { type EngineLogger, SILENT_LOGGER } from './engine-logger';
+export {
+  type EngineSettings,
+  GENESIS_SETTINGS,
+  InvalidSettingsError,
+  sameSettings,
+  validateSettings,
+} from './engine-settings';
+export { SnapshotInvalidError } from './engine-snapshot-codec';
+export { type ConnectionScopedState, type ModuleState, isConnectionScoped } from './module-state';
+export { type GenesisCommand, OnceNode, type OnceNodeOptions } from './once-node';
+export { type ReplayProgress, type ReplaySagaOptions, replaySaga } from './replay-saga';
+export { DuplicateStateError, StateMismatchError, StateRegistry } from './state-registry';

@@ -1,0 +1,31 @@
+export { AdmissionTicket, RAW_PAYLOAD } from './admission-ticket';
+export { Admit } from './decorators/admit.decorator';
+export { Command } from './decorators/command.decorator';
+export { Query } from './decorators/query.decorator';
+export { ReplicatedState } from './decorators/replicated-state.decorator';
+export { CommandErrorFilter } from './command-error.filter';
+export { HandlerDiscoveryError, type ScannedHandlers, scanHandlers } from './handler-scan';
+export { type OnceAuthenticator } from './once-authenticator.interface';
+export {
+  type OnceModuleAsyncOptions,
+  type OnceModuleOptions,
+} from './once-module-options.interface';
+export { OnceModule } from './once.module';
+export { OnceRuntime } from './once-runtime';
+export { type OnceRuntimeConsumer, isOnceRuntimeConsumer } from './once-runtime-consumer.interface';
+export {
+  ONCE_AUTHENTICATOR,
+  ONCE_COMMAND_METADATA,
+  ONCE_PATTERN_KIND,
+  ONCE_QUERY_METADATA,
+  ONCE_TRANSPORT,
+} from './once.constants';
+// The engine types a module author needs, so one import serves.
+export {
+  type AdmissionContext,
+  type ApplyContext,
+  CommandError,
+  type ConnectionScopedState,
+  type ModuleState,
+  SYSTEM_USER_ID,
+} from '@once/engine';

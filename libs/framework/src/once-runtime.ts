@@ -1,0 +1,137 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { ModuleRef, ModulesContainer } from '@nestjs/core';
+import { type Engine, OnceNode, type ReplayProgress } from '@once/engine';
+import { type JournalStore } from '@once/journal';
+import { type Subscription } from 'rxjs';
+import { HandlerExplorer } from './handler-explorer';
+import { type OnceAuthenticator } from './once-authenticator.interface';
+import { type OnceModuleOptions } from './once-module-options.interface';
+import { isOnceRuntimeConsumer } from './once-runtime-consumer.interface';
+import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS } from './once.constants';
+
+/**
+ * The node inside a NestJS application: discovers the handlers and states,
+ * opens the journal at module init, replays it once the application has
+ * bootstrapped, and stops it (drain, snapshot, close) at shutdown.
+ */
+@Injectable()
+export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Once');
+  private nodeValue: OnceNode | undefined;
+  private authenticatorValue: OnceAuthenticator | undefined;
+  private bootSubscription: Subscription | undefined;
+  private readonly readyPromise: Promise<void>;
+  private resolveReady!: () => void;
+  private rejectReady!: (error: Error) => void;
+  private bootError: Error | undefined;
+
+  constructor(
+    @Inject(ONCE_MODULE_OPTIONS) readonly options: OnceModuleOptions,
+    private readonly explorer: HandlerExplorer,
+    private readonly modules: ModulesContainer,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    this.readyPromise = new Promise<void>((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
+    // A caller that never awaits readiness must not see an unhandled rejection.
+    this.readyPromise.catch(() => undefined);
+  }
+
+  get node(): OnceNode {
+    if (!this.nodeValue) throw new Error('the once node is not open yet (module init has not run)');
+    return this.nodeValue;
+  }
+  get engine(): Engine {
+    return this.node.engine;
+  }
+  get journal(): JournalStore {
+    return this.node.journal;
+  }
+  /** Undefined when the application provides no ONCE_AUTHENTICATOR: every REGISTER is refused. */
+  get authenticator(): OnceAuthenticator | undefined {
+    return this.authenticatorValue;
+  }
+  /** Replay failed: the reason (the node never becomes ready). */
+  get failure(): Error | undefined {
+    return this.bootError;
+  }
+
+  /** Resolves when replay is done and the node serves; rejects if boot failed. */
+  whenReady(): Promise<void> {
+    return this.readyPromise;
+  }
+
+  async onModuleInit(): Promise<void> {
+    const { commands, states } = this.explorer.explore();
+    this.authenticatorValue = this.resolveAuthenticator();
+    this.nodeValue = await OnceNode.open({
+      dataDir: this.options.dataDir,
+      commands,
+      states,
+      settings: {
+        ...(this.options.clientsMax !== undefined && { clientsMax: this.options.clientsMax }),
+        ...(this.options.ring !== undefined && { ring: this.options.ring }),
+        ...(this.options.sessionTtlMs !== undefined && { sessionTtlMs: this.options.sessionTtlMs }),
+      },
+      snapshotEveryOps: this.options.snapshotEveryOps,
+      genesis: this.options.genesis,
+      journal: this.options.journal,
+      progressIntervalMs: this.options.progressIntervalMs,
+      logger: this.logger,
+    });
+    this.logger.log(
+      `data directory ${this.options.dataDir} open at op ${this.nodeValue.journal.lastOp}; ${commands.length} commands, ${states.length} states`,
+    );
+    this.modules.getRpcTargetRegistry().subscribe((target) => {
+      if (isOnceRuntimeConsumer(target)) target.attachOnceRuntime(this);
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.bootSubscription = this.node.boot().subscribe({
+      next: (progress) => this.logProgress(progress),
+      error: (error: unknown) => {
+        this.bootError = error instanceof Error ? error : new Error(String(error));
+        this.logger.error(`boot failed: ${this.bootError.message}`);
+        this.rejectReady(this.bootError);
+      },
+      complete: () => {
+        this.logger.log(`ready at op ${this.engine.commitOp}`);
+        this.resolveReady();
+      },
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.bootSubscription?.unsubscribe();
+    if (this.nodeValue) await this.nodeValue.stop();
+  }
+
+  private logProgress(progress: ReplayProgress): void {
+    if (progress.totalEntries === 0 && progress.done) {
+      this.logger.log(`replay: nothing to apply after op ${progress.snapshotOp}`);
+      return;
+    }
+    this.logger.log(
+      `replay${progress.done ? ' done' : ''}: ${progress.appliedEntries}/${progress.totalEntries} entries after snapshot op ${progress.snapshotOp}, ${progress.entriesPerSecond} entries/s, ${progress.elapsedMs} ms`,
+    );
+  }
+
+  private resolveAuthenticator(): OnceAuthenticator | undefined {
+    try {
+      return this.moduleRef.get<OnceAuthenticator>(ONCE_AUTHENTICATOR, { strict: false });
+    } catch {
+      this.logger.warn('no ONCE_AUTHENTICATOR provider: every REGISTER will be refused');
+      return undefined;
+    }
+  }
+}

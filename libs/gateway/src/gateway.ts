@@ -1,0 +1,737 @@
+import { type CanActivate, Logger } from '@nestjs/common';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { type MessageHandler } from '@nestjs/microservices';
+import { type Socket } from 'node:net';
+import { lastValueFrom, type Observable } from 'rxjs';
+import { type ClientEntry } from '@once/client-table';
+import { type ApplyOutcome, type EndedSession, type Engine } from '@once/engine';
+import { AdmissionTicket, type OnceRuntime, ONCE_PATTERN_KIND, RAW_PAYLOAD } from '@once/framework';
+import { EntryKind } from '@once/journal';
+import {
+  type ClientId,
+  Command,
+  EvictionReason,
+  type Frame,
+  Operation,
+  type ParsedRequest,
+  STATUS_NAMES,
+  Status,
+  encodeFrame,
+  encodeReplyTo,
+  errorBody,
+  okBody,
+  parseRequest,
+  verifyResumeToken,
+} from '@once/protocol';
+import { EpochAheadException } from './exceptions/epoch-ahead.exception';
+import { GatewayException } from './exceptions/gateway.exception';
+import { InvalidRequestException } from './exceptions/invalid-request.exception';
+import { NotBoundException } from './exceptions/not-bound.exception';
+import { SessionEvictedException } from './exceptions/session-evicted.exception';
+import { GatewayConnection, type ConnectionHost } from './gateway-connection';
+import { type ResolvedGatewayOptions } from './gateway-options';
+import { EpochFenceGuard } from './guards/epoch-fence.guard';
+import { ResumeGuard } from './guards/resume.guard';
+import { OnceRpcContext } from './once-rpc-context';
+import { type SessionBinding } from './session-binding';
+import { SessionFlights } from './session-flights';
+import { type SessionGate } from './session-gate';
+
+/** The NestJS side the gateway dispatches to: the strategy's registered message handlers. */
+export interface HandlerSource {
+  getHandlerByPattern(pattern: string): MessageHandler | null;
+  transformToObservable<T>(value: T | Promise<T> | Observable<T>): Observable<T>;
+}
+
+type Replicated = Extract<ParsedRequest, { operation: Operation.Command | Operation.Logout }>;
+type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
+type Register = Extract<ParsedRequest, { operation: Operation.Register }>;
+
+/**
+ * The protocol engine of the TCP gateway: connection state (unbound → bound →
+ * unbound), the session guards, the preflight against the client table and
+ * the session's in-flight requests, admission through the NestJS pipeline,
+ * and the routing of committed replies to whichever connection holds the
+ * session when they commit.
+ *
+ * Invariants:
+ * - at most one connection holds a session (`holders`); a resume supersedes
+ *   the previous holder, a REGISTER fences it;
+ * - a session's requests reach the journal in request order, at most `ring`
+ *   in flight;
+ * - nothing a client sends is journaled before it passed the checks that
+ *   PROTOCOL.md answers without journaling.
+ */
+export class Gateway implements ConnectionHost, SessionGate {
+  readonly maxWriteBufferBytes: number;
+  private readonly logger = new Logger('OnceGateway');
+  private readonly connections = new Map<number, GatewayConnection>();
+  private readonly holders = new Map<ClientId, GatewayConnection>();
+  private readonly flights = new SessionFlights<GatewayConnection>();
+  private readonly sessionGuards: CanActivate[] = [new ResumeGuard(), new EpochFenceGuard()];
+  private readonly journalWaiters: Array<() => void> = [];
+  private nextConnectionId = 1;
+  private stopping = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly runtime: OnceRuntime,
+    private readonly options: ResolvedGatewayOptions,
+    private readonly handlers: HandlerSource,
+  ) {
+    this.maxWriteBufferBytes = options.maxWriteBufferBytes;
+    this.unsubscribe = this.engine.onApplied((outcome) => this.afterApply(outcome));
+  }
+
+  private get engine(): Engine {
+    return this.runtime.engine;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  accept(socket: Socket): void {
+    if (this.stopping) {
+      socket.destroy();
+      return;
+    }
+    const connection = new GatewayConnection(
+      this.nextConnectionId++,
+      socket,
+      this,
+      this.options.maxFrameBytes,
+    );
+    this.connections.set(connection.id, connection);
+    this.logger.debug?.(`connection #${connection.id} from ${connection.remote} opened`);
+  }
+
+  // ------------------------------------------------------------ frame intake
+
+  handleBadFrame(connection: GatewayConnection, status: number, message: string): void {
+    this.logger.warn(
+      `connection #${connection.id} from ${connection.remote}: ${STATUS_NAMES[status as Status]}: ${message}; closing`,
+    );
+    connection.sendAndClose(
+      encodeFrame(
+        { command: Command.Reply, operation: 0, status, commit: this.engine.commitOp },
+        errorBody(STATUS_NAMES[status as Status], message),
+      ),
+    );
+  }
+
+  handleFrame(connection: GatewayConnection, frame: Frame): void | Promise<void> {
+    try {
+      const parsed = parseRequest(frame);
+      if (!parsed.ok) return this.answer(connection, frame, Status.InvalidRequest, parsed.message);
+      const request = parsed.request;
+      if (request.operation === Operation.Ping) return this.ping(connection, frame);
+      if (!this.engine.ready || this.stopping) {
+        return this.answer(
+          connection,
+          frame,
+          Status.NotReady,
+          `the node is ${this.stopping ? 'stopping' : this.engine.phase}; retry the same frame later`,
+        );
+      }
+      switch (request.operation) {
+        case Operation.Register:
+          return this.guarded(connection, frame, this.register(connection, frame, request));
+        case Operation.Query:
+          return this.guarded(connection, frame, this.query(connection, frame, request));
+        default:
+          return this.guarded(connection, frame, this.replicated(connection, frame, request));
+      }
+    } catch (error) {
+      this.internalError(connection, frame, error);
+    }
+  }
+
+  /** An unexpected error is a bug of the node, never of the client: logged, answered NOT_READY (retryable). */
+  private async guarded(
+    connection: GatewayConnection,
+    frame: Frame,
+    work: Promise<void>,
+  ): Promise<void> {
+    try {
+      await work;
+    } catch (error) {
+      this.internalError(connection, frame, error);
+    }
+  }
+
+  private internalError(connection: GatewayConnection, frame: Frame, error: unknown): void {
+    this.logger.error(
+      `connection #${connection.id}: unexpected ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    this.answer(
+      connection,
+      frame,
+      Status.NotReady,
+      'the node could not process this request; retry it',
+    );
+  }
+
+  private ping(connection: GatewayConnection, frame: Frame): void {
+    const body = JSON.stringify({
+      version: 1,
+      commit: this.engine.commitOp,
+      ready: this.engine.ready && !this.stopping,
+    });
+    connection.send(
+      encodeReplyTo(
+        frame,
+        { command: Command.Reply, status: Status.Ok, commit: this.engine.commitOp },
+        body,
+      ),
+    );
+  }
+
+  // ---------------------------------------------------------------- REGISTER
+
+  private async register(
+    connection: GatewayConnection,
+    frame: Frame,
+    request: Register,
+  ): Promise<void> {
+    const { client } = frame.header;
+    const authenticator = this.runtime.authenticator;
+    const userId = authenticator
+      ? await authenticator
+          .authenticate(request.username, request.password)
+          .catch((error: unknown) => {
+            this.logger.error(`authenticator failed: ${String(error)}`);
+            return undefined;
+          })
+      : undefined;
+    if (userId === undefined) {
+      this.logger.warn(
+        `connection #${connection.id} from ${connection.remote}: REGISTER of client ${client} refused: bad credentials`,
+      );
+      return this.answer(
+        connection,
+        frame,
+        Status.Unauthenticated,
+        'wrong credentials or a disabled user',
+      );
+    }
+    const owner = this.engine.table.get(client);
+    if (owner && owner.userId !== userId) {
+      return this.answer(
+        connection,
+        frame,
+        Status.ClientOwnedByOtherUser,
+        'this client id belongs to another user’s session',
+      );
+    }
+    if (!this.engine.ready || this.stopping)
+      return this.answer(connection, frame, Status.NotReady, 'the node is not ready');
+    await this.journalCapacity();
+    this.submit(
+      connection,
+      frame,
+      {
+        kind: EntryKind.Register,
+        client,
+        session: 0,
+        request: 0,
+        userId,
+        requestChecksum: Buffer.from(frame.header.checksumBody),
+        body: Buffer.alloc(0),
+      },
+      (outcome) => this.afterRegister(connection, outcome),
+    );
+  }
+
+  private afterRegister(origin: GatewayConnection, outcome: ApplyOutcome): void {
+    if (outcome.reply) origin.send(outcome.reply);
+    const registered = outcome.registered;
+    if (!registered || origin.closed) return;
+    this.bind(origin, {
+      client: registered.client,
+      epoch: registered.epoch,
+      userId: registered.userId,
+    });
+    this.logger.log(
+      `connection #${origin.id} holds client ${registered.client} epoch ${registered.epoch} (user ${registered.userId}, watermark ${registered.watermark}${registered.previousEpoch ? `, resumed from epoch ${registered.previousEpoch}` : ''})`,
+    );
+  }
+
+  // ------------------------------------------------------- COMMAND and LOGOUT
+
+  private async replicated(
+    connection: GatewayConnection,
+    frame: Frame,
+    request: Replicated,
+  ): Promise<void> {
+    const { client, session, request: number, checksumBody } = frame.header;
+    const pattern = request.operation === Operation.Command ? request.pattern : '';
+    let entry: ClientEntry;
+    for (;;) {
+      const context = new OnceRpcContext(connection, frame, pattern, this);
+      const refused = this.runSessionGuards(context);
+      if (refused) return this.refuse(connection, frame, refused);
+      entry = this.engine.table.get(client)!;
+      const highest = this.flights.highestAdmitted(client, entry.watermark);
+      const check = this.engine.table.check(client, session, number, checksumBody, highest);
+      switch (check.kind) {
+        case 'duplicate':
+          connection.send(check.reply);
+          return;
+        case 'conflict':
+          return this.answer(
+            connection,
+            frame,
+            Status.RequestConflict,
+            `request ${number} was used for another body`,
+            check.watermark,
+          );
+        case 'already-applied':
+          return this.answer(
+            connection,
+            frame,
+            Status.AlreadyApplied,
+            `request ${number} was applied; its reply is no longer cached`,
+            check.watermark,
+          );
+        case 'in-flight': {
+          const inFlight = this.flights.inFlight(client, number);
+          if (inFlight && !inFlight.checksum.equals(checksumBody)) {
+            return this.answer(
+              connection,
+              frame,
+              Status.RequestConflict,
+              `request ${number} is in flight with another body`,
+              entry.watermark,
+            );
+          }
+          return; // Its reply goes to the session's holder when it commits.
+        }
+        case 'gap':
+          return this.answer(
+            connection,
+            frame,
+            Status.RequestGap,
+            `the next request number is ${check.nextExpected}`,
+            check.watermark,
+          );
+        case 'invalid-request':
+          return this.answer(
+            connection,
+            frame,
+            Status.InvalidRequest,
+            'request numbers start at 1',
+            entry.watermark,
+          );
+        case 'no-session':
+        case 'session-too-low':
+        case 'epoch-ahead':
+          // The guards answer these; the table cannot change between them and here (same turn).
+          throw new Error(`preflight disagrees with the epoch fence: ${check.kind}`);
+        case 'new':
+          break;
+      }
+      if (
+        this.flights.count(client) < this.engine.settings.ring &&
+        this.engine.journal.pendingCount < this.options.maxPendingEntries
+      )
+        break;
+      // Full: hold this connection (TCP backpressure), then look again from the guards.
+      await this.flights.waitForCapacity(client, this.engine.settings.ring);
+      await this.journalCapacity();
+      if (!this.engine.ready || this.stopping || connection.closed) {
+        return this.answer(connection, frame, Status.NotReady, 'the node is not ready');
+      }
+    }
+
+    const binding = connection.binding!;
+    const checksum = Buffer.from(checksumBody);
+    this.flights.admit(client, number, checksum, connection);
+    if (request.operation === Operation.Command) connection.admittedSinceBind = true;
+    await this.flights.serialize(client, async () => {
+      const body =
+        request.operation === Operation.Command
+          ? await this.admitCommand(connection, frame, request, binding)
+          : Buffer.alloc(0);
+      const kind = request.operation === Operation.Command ? EntryKind.Command : EntryKind.Logout;
+      this.submit(
+        connection,
+        frame,
+        {
+          kind,
+          client,
+          session,
+          request: number,
+          userId: binding.userId,
+          requestChecksum: checksum,
+          body,
+        },
+        (outcome) => this.afterReplicated(connection, outcome),
+        () => this.flights.settle(client, number),
+      );
+    });
+  }
+
+  /**
+   * Admission through the NestJS pipeline of the command's handler (guards,
+   * interceptors, pipes, filters), then its @Admit step. A refusal on the way
+   * is journaled as a committed refusal: the request number stays used and a
+   * retry gets the same answer.
+   */
+  private async admitCommand(
+    connection: GatewayConnection,
+    frame: Frame,
+    request: Extract<ParsedRequest, { operation: Operation.Command }>,
+    binding: SessionBinding,
+  ): Promise<Buffer> {
+    const { pattern, data } = request;
+    const admission = { pattern, userId: binding.userId, client: binding.client };
+    const rawBody = frame.body.includes('"refusal"') ? undefined : frame.body;
+    const handler = this.handlers.getHandlerByPattern(pattern);
+    if (
+      !handler ||
+      (handler.extras as Record<string, unknown> | undefined)?.[ONCE_PATTERN_KIND] !== 'command'
+    ) {
+      // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
+      return this.engine.prepareCommand(pattern, data, admission, rawBody);
+    }
+    let payload: unknown;
+    try {
+      const context = new OnceRpcContext(connection, frame, pattern, this);
+      const ticket = await this.runHandler(handler, data, context);
+      if (!(ticket instanceof AdmissionTicket)) {
+        return this.engine.prepareCommand(
+          pattern,
+          undefined,
+          admission,
+          refusalBody(
+            pattern,
+            'ADMISSION_REFUSED',
+            'an interceptor replaced the admission of this command',
+          ),
+        );
+      }
+      payload = ticket.payload === RAW_PAYLOAD ? data : ticket.payload;
+    } catch (error) {
+      const { code, message } = toRefusal(error, 'ADMISSION_REFUSED');
+      return refusalBody(pattern, code, message);
+    }
+    return this.engine.prepareCommand(
+      pattern,
+      payload,
+      admission,
+      payload === data ? rawBody : undefined,
+    );
+  }
+
+  private afterReplicated(origin: GatewayConnection, outcome: ApplyOutcome): void {
+    const { entry } = outcome;
+    this.flights.settle(entry.client, entry.request);
+    if (!outcome.reply) return;
+    const target = this.replyTarget(entry.client, entry.session, origin);
+    if (!target) return; // Nobody holds the session now: a retry gets the cached reply.
+    target.send(outcome.reply);
+    if (outcome.eviction !== undefined) this.unbind(target, false);
+  }
+
+  /** The connection bound to (client, epoch) now: the holder, else the origin if it still is. */
+  private replyTarget(
+    client: ClientId,
+    epoch: number,
+    origin: GatewayConnection,
+  ): GatewayConnection | undefined {
+    const holder = this.holders.get(client);
+    if (holder && holder.binding?.epoch === epoch) return holder;
+    if (!origin.closed && origin.binding?.client === client && origin.binding.epoch === epoch)
+      return origin;
+    return undefined;
+  }
+
+  // ------------------------------------------------------------------- QUERY
+
+  private async query(connection: GatewayConnection, frame: Frame, request: Query): Promise<void> {
+    const context = new OnceRpcContext(connection, frame, request.pattern, this);
+    if (!connection.binding) return this.refuse(connection, frame, new NotBoundException());
+    const refused = this.runSessionGuards(context);
+    if (refused) return this.refuse(connection, frame, refused);
+    const watermark = this.engine.table.get(frame.header.client)?.watermark ?? 0;
+    const handler = this.handlers.getHandlerByPattern(request.pattern);
+    let body: Buffer;
+    if (
+      !handler ||
+      (handler.extras as Record<string, unknown> | undefined)?.[ONCE_PATTERN_KIND] === 'command'
+    ) {
+      body = errorBody('UNKNOWN_PATTERN', `no query handler for pattern "${request.pattern}"`);
+    } else {
+      try {
+        const result = (await this.runHandler(handler, request.data, context)) ?? null;
+        body = okBody(result);
+      } catch (error) {
+        const { code, message } = toRefusal(error, 'QUERY_FAILED');
+        body = errorBody(code, message);
+      }
+    }
+    connection.send(
+      encodeReplyTo(
+        frame,
+        { command: Command.Reply, status: Status.Ok, commit: this.engine.commitOp, watermark },
+        body,
+      ),
+    );
+  }
+
+  /** Runs a NestJS message handler (its whole pipeline) and takes its last value. */
+  private async runHandler(
+    handler: MessageHandler,
+    data: unknown,
+    context: OnceRpcContext,
+  ): Promise<unknown> {
+    const returned: unknown = await handler(data, context);
+    return lastValueFrom(this.handlers.transformToObservable<unknown>(returned), {
+      defaultValue: undefined,
+    });
+  }
+
+  // ------------------------------------------------------------- guards, binding
+
+  /** Runs the built-in session guards in order; returns the refusal, if any. */
+  private runSessionGuards(context: OnceRpcContext): GatewayException | undefined {
+    const host = new ExecutionContextHost([context.getFrame().body, context]);
+    host.setType('rpc');
+    try {
+      for (const guard of this.sessionGuards) {
+        if (guard.canActivate(host) !== true) return new NotBoundException();
+      }
+      return undefined;
+    } catch (error) {
+      if (error instanceof GatewayException) return error;
+      throw error;
+    }
+  }
+
+  private refuse(connection: GatewayConnection, frame: Frame, refusal: GatewayException): void {
+    if (refusal instanceof SessionEvictedException) {
+      connection.send(
+        encodeReplyTo(frame, {
+          command: Command.Eviction,
+          status: refusal.reason,
+          commit: this.engine.commitOp,
+          watermark: refusal.watermark,
+        }),
+      );
+      this.unbind(connection, false);
+      return;
+    }
+    if (refusal instanceof EpochAheadException) {
+      return this.answer(connection, frame, Status.EpochAhead, refusal.message, refusal.watermark);
+    }
+    if (refusal instanceof InvalidRequestException) {
+      return this.answer(connection, frame, Status.InvalidRequest, refusal.detail);
+    }
+    return this.answer(connection, frame, Status.NotBound, refusal.message);
+  }
+
+  tableEntry(client: ClientId): ClientEntry | undefined {
+    return this.engine.table.get(client);
+  }
+
+  goneReason(_client: ClientId): number {
+    return EvictionReason.NoSession;
+  }
+
+  verifyResumeToken(client: ClientId, session: number, token: Uint8Array): boolean {
+    return verifyResumeToken(this.engine.journal.nodeSecret, client, session, token);
+  }
+
+  bindResumed(connectionId: number, binding: SessionBinding): void {
+    const connection = this.connections.get(connectionId);
+    if (!connection) return;
+    const previous = this.holders.get(binding.client);
+    if (previous && previous !== connection) {
+      previous.send(
+        encodeFrame({
+          command: Command.Eviction,
+          operation: 0,
+          status: EvictionReason.Superseded,
+          client: binding.client,
+          session: previous.binding?.epoch ?? 0,
+          commit: this.engine.commitOp,
+          watermark: this.engine.table.get(binding.client)?.watermark ?? 0,
+        }),
+      );
+      this.unbind(previous, true);
+      this.logger.log(
+        `connection #${previous.id} superseded: client ${binding.client} resumed on connection #${connectionId}`,
+      );
+    }
+    this.bind(connection, binding);
+    this.logger.log(
+      `connection #${connectionId} resumed client ${binding.client} epoch ${binding.epoch} with its token`,
+    );
+  }
+
+  private bind(connection: GatewayConnection, binding: SessionBinding): void {
+    if (connection.binding && connection.binding.client !== binding.client)
+      this.unbind(connection, true);
+    const previous = this.holders.get(binding.client);
+    if (previous && previous !== connection && previous.binding?.client === binding.client) {
+      // A REGISTER fenced it: it stays bound to its old epoch, and its next request is SESSION_TOO_LOW.
+      this.holders.delete(binding.client);
+    }
+    connection.binding = binding;
+    connection.admittedSinceBind = false;
+    this.holders.set(binding.client, connection);
+  }
+
+  /**
+   * Unbinds `connection`. With `release`, what its session held only while
+   * this connection lived is released through a journaled entry.
+   */
+  private unbind(connection: GatewayConnection, release: boolean): void {
+    const binding = connection.binding;
+    if (!binding) return;
+    connection.binding = undefined;
+    if (this.holders.get(binding.client) === connection) {
+      this.holders.delete(binding.client);
+      if (release && connection.admittedSinceBind) this.journalRelease(binding.client);
+    }
+    connection.admittedSinceBind = false;
+  }
+
+  private journalRelease(client: ClientId): void {
+    if (!this.engine.ready) return; // At the next boot, the BOOT entry releases everything.
+    try {
+      this.engine.submitRelease(client);
+    } catch (error) {
+      this.logger.warn(`release of client ${client} not journaled: ${String(error)}`);
+    }
+  }
+
+  handleClose(connection: GatewayConnection): void {
+    this.connections.delete(connection.id);
+    const client = connection.binding?.client;
+    this.unbind(connection, true);
+    this.logger.debug?.(
+      `connection #${connection.id} closed${client ? ` (client ${client})` : ''}`,
+    );
+  }
+
+  /** Sessions that ended at apply: their holders are told (EVICTED, LOGGED_OUT, EXPIRED) and unbound. */
+  private afterApply(outcome: ApplyOutcome): void {
+    if (outcome.endedSessions.length > 0) {
+      for (const ended of outcome.endedSessions) this.endSession(ended, outcome);
+    }
+    if (
+      this.journalWaiters.length > 0 &&
+      this.engine.journal.pendingCount < this.options.maxPendingEntries
+    ) {
+      for (const wake of this.journalWaiters.splice(0)) wake();
+    }
+  }
+
+  private endSession(ended: EndedSession, outcome: ApplyOutcome): void {
+    const holder = this.holders.get(ended.client);
+    if (!holder || holder.binding?.epoch !== ended.epoch) return;
+    const answeredByReply =
+      outcome.entry.kind === EntryKind.Logout && outcome.entry.client === ended.client;
+    if (!answeredByReply) {
+      holder.send(
+        encodeFrame({
+          command: Command.Eviction,
+          operation: 0,
+          status: ended.reason,
+          client: ended.client,
+          session: ended.epoch,
+          commit: outcome.entry.op,
+          watermark: ended.watermark,
+        }),
+      );
+    }
+    // The engine already released what the session held.
+    holder.binding = undefined;
+    holder.admittedSinceBind = false;
+    this.holders.delete(ended.client);
+  }
+
+  // ----------------------------------------------------------------- helpers
+
+  private submit(
+    connection: GatewayConnection,
+    frame: Frame,
+    draft: Parameters<Engine['submit']>[0],
+    onOutcome: (outcome: ApplyOutcome) => void,
+    onRefused?: () => void,
+  ): void {
+    try {
+      this.engine.submit(draft, onOutcome);
+    } catch (error) {
+      onRefused?.();
+      this.answer(
+        connection,
+        frame,
+        Status.NotReady,
+        `the node cannot take writes: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  private journalCapacity(): Promise<void> {
+    if (this.engine.journal.pendingCount < this.options.maxPendingEntries) return Promise.resolve();
+    return new Promise((resolve) => this.journalWaiters.push(resolve));
+  }
+
+  /** A REPLY with a non-OK status (or OK for PING), echoing the request. */
+  private answer(
+    connection: GatewayConnection,
+    frame: Frame,
+    status: Status,
+    message: string,
+    watermark = 0,
+  ): void {
+    connection.send(
+      encodeReplyTo(
+        frame,
+        { command: Command.Reply, status, commit: this.engine.commitOp, watermark },
+        errorBody(STATUS_NAMES[status], message),
+      ),
+    );
+  }
+
+  // --------------------------------------------------------------- shutdown
+
+  /**
+   * Graceful stop: no new connections or frames; requests already admitted
+   * commit and their replies are written; then every connection closes.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const connection of this.connections.values()) connection.stopReading();
+    while (this.engine.journal.pendingCount > 0 && this.engine.phase !== 'failed') {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const connection of this.connections.values()) connection.end();
+    this.unsubscribe();
+  }
+}
+
+function refusalBody(pattern: string, code: string, message: string): Buffer {
+  return Buffer.from(JSON.stringify({ pattern, refusal: { code, message } }));
+}
+
+/** A NestJS pipeline error (after exception filters) as a refusal code and message. */
+function toRefusal(error: unknown, fallbackCode: string): { code: string; message: string } {
+  if (typeof error === 'object' && error !== null) {
+    const { code, message, status } = error as {
+      code?: unknown;
+      message?: unknown;
+      status?: unknown;
+    };
+    const text = typeof message === 'string' ? message : JSON.stringify(error);
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) return { code, message: text };
+    if (status === 'error' && message === 'Forbidden resource')
+      return { code: 'FORBIDDEN', message: text };
+    return { code: fallbackCode, message: text };
+  }
+  return { code: fallbackCode, message: String(error) };
+}

@@ -1,0 +1,53 @@
+import { BaseRpcContext } from '@nestjs/microservices';
+import { type ClientId, type Frame, type FrameHeader } from '@once/protocol';
+import { type SessionBinding } from './session-binding';
+import { type SessionGate } from './session-gate';
+
+/** The connection a request arrived on, as guards and handlers see it. */
+export interface ConnectionView {
+  readonly id: number;
+  /** `address:port` of the peer. */
+  readonly remote: string;
+  readonly binding: SessionBinding | undefined;
+}
+
+type OnceRpcArgs = [connection: ConnectionView, frame: Frame, pattern: string, gate: SessionGate];
+
+/**
+ * The rpc context of a once request (`ctx.switchToRpc().getContext()` in a
+ * guard or interceptor, `@Ctx()` in a query handler): which connection, which
+ * session, which frame.
+ */
+export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> {
+  constructor(connection: ConnectionView, frame: Frame, pattern: string, gate: SessionGate) {
+    super([connection, frame, pattern, gate]);
+  }
+
+  getConnection(): ConnectionView {
+    return this.args[0];
+  }
+  getFrame(): Frame {
+    return this.args[1];
+  }
+  getHeader(): FrameHeader {
+    return this.args[1].header;
+  }
+  getPattern(): string {
+    return this.args[2];
+  }
+  /** The gate the built-in session guards use. */
+  getGate(): SessionGate {
+    return this.args[3];
+  }
+  /** The session this connection holds, once the resume guard ran. */
+  getBinding(): SessionBinding | undefined {
+    return this.args[0].binding;
+  }
+  /** The session's user id, when bound. */
+  getUserId(): number | undefined {
+    return this.args[0].binding?.userId;
+  }
+  getClient(): ClientId {
+    return this.args[1].header.client;
+  }
+}

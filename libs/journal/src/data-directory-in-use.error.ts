@@ -1,0 +1,19 @@
+/**
+ * Another process (or another open store in this process) holds the data
+ * directory's LevelDB lock.
+ *
+ * Why translate it: two writers on one journal would assign the same ops twice;
+ * the operator needs to hear "another node runs on this directory", not a
+ * LevelDB IO error.
+ */
+export class DataDirectoryInUseError extends Error {
+  readonly code = 'DATA_DIR_IN_USE';
+  override readonly name = 'DataDirectoryInUseError';
+
+  constructor(
+    readonly dir: string,
+    options?: ErrorOptions,
+  ) {
+    super(`data directory ${dir} is in use by another process (LevelDB lock held)`, options);
+  }
+}

@@ -1,0 +1,15 @@
+export { EntryKind, isEntryKind, type EntryDraft, type JournalEntry } from './journal-entry';
+export { ENTRY_HEADER_BYTES, EntryOffset, decodeEntry, encodeEntry } from './entry-codec';
+export { JournalStore, type JournalStoreOptions } from './journal-store';
+export { type SnapshotRecord } from './snapshot-codec';
+export { FORMAT_VERSION, type NodeMeta } from './node-meta';
+export { NODE_SECRET_BYTES } from './node-secret';
+export { DataDirectoryInUseError } from './data-directory-in-use.error';
+export { InvalidEntryError } from './invalid-entry.error';
+export { JournalBusyError } from './journal-busy.error';
+export { JournalClosedError } from './journal-closed.error';
+export { JournalCorruptionError } from './journal-corruption.error';
+export { JournalFailedError } from './journal-failed.error';
+export { NodeMetaCorruptionError } from './node-meta-corruption.error';
+export { NodeSecretMismatchError } from './node-secret-mismatch.error';
+export { UnsupportedFormatError } from './unsupported-format.error';

@@ -1,0 +1,60 @@
+import { type ClientId } from '@once/protocol';
+
+/**
+ * What a journal entry records. Values are part of the on-disk format: never
+ * renumber one, only add new ones.
+ *
+ * Client requests use the operation codes of PROTOCOL.md (REGISTER, LOGOUT,
+ * COMMAND); entries the node journals on its own start at 16 so they can never
+ * collide with a future wire operation.
+ */
+export enum EntryKind {
+  Register = 1,
+  Logout = 2,
+  Command = 3,
+  /** A session's connection-bound holdings are released (see "Transport disconnect"). */
+  Release = 16,
+  /** The node started (and may have changed its settings). */
+  Boot = 17,
+}
+
+const KNOWN_KINDS: ReadonlySet<number> = new Set<number>([
+  EntryKind.Register,
+  EntryKind.Logout,
+  EntryKind.Command,
+  EntryKind.Release,
+  EntryKind.Boot,
+]);
+
+/** True when `value` is one of the {@link EntryKind} codes this build knows. */
+export function isEntryKind(value: number): value is EntryKind {
+  return KNOWN_KINDS.has(value);
+}
+
+/** An entry as the engine hands it to `append`: everything but its op and time. */
+export interface EntryDraft {
+  kind: EntryKind;
+  /** The requesting client; ZERO_CLIENT_ID for system entries. */
+  client: ClientId;
+  /** Session epoch the request was admitted under (0 if none). */
+  session: number;
+  /** Request number (0 if none). */
+  request: number;
+  /** u32. */
+  userId: number;
+  /** 16 bytes: `checksum_body` of the client's request (ZERO_CHECKSUM if none). */
+  requestChecksum: Buffer;
+  /** Opaque payload, interpreted by the engine only. */
+  body: Buffer;
+}
+
+/**
+ * An entry with the place the journal gave it. `op` and `timestamp` come from
+ * the journal, never from a client, so a replay applies the same values.
+ */
+export interface JournalEntry extends EntryDraft {
+  /** Position in the journal: 1, 2, 3, … without gaps. */
+  readonly op: number;
+  /** Journal time in ns since the Unix epoch; never decreases along the ops. */
+  readonly timestamp: bigint;
+}

@@ -1,0 +1,580 @@
+import { type AbstractSublevel } from 'abstract-level';
+import { ClassicLevel } from 'classic-level';
+import { DataDirectoryInUseError } from './data-directory-in-use.error';
+import { type DataDirectoryPaths, dataDirectoryPaths, ensureDataDirectory } from './data-directory';
+import { decodeEntry, encodeValidatedEntry, EntryOffset } from './entry-codec';
+import { assertValidDraft } from './entry-validator';
+import { GroupCommit } from './group-commit';
+import { JournalBusyError } from './journal-busy.error';
+import { JournalClosedError } from './journal-closed.error';
+import { JournalCorruptionError } from './journal-corruption.error';
+import { type EntryDraft, type JournalEntry } from './journal-entry';
+import {
+  newNodeMeta,
+  type NodeMeta,
+  parseNodeMeta,
+  secretFingerprint,
+  serializeNodeMeta,
+} from './node-meta';
+import { NodeMetaCorruptionError } from './node-meta-corruption.error';
+import { createNodeSecret, readNodeSecret } from './node-secret';
+import { NodeSecretMismatchError } from './node-secret-mismatch.error';
+import { decodeOpKey, encodeOpKey } from './op-key';
+import { type SnapshotRecord } from './snapshot-codec';
+import { type SnapshotLevel, SnapshotStore } from './snapshot-store';
+import { wallClockNs } from './wall-clock';
+
+/** Options of {@link JournalStore.open}. */
+export interface JournalStoreOptions {
+  /**
+   * Now, in ns since the Unix epoch. Default: `Date.now()` for the ms,
+   * `process.hrtime` below. Timestamps are clamped so they never decrease,
+   * whatever this returns.
+   */
+  clock?: () => bigint;
+  /**
+   * Fault injection: called before each group's batch write with its entry
+   * count. A throw or rejection is handled exactly like a LevelDB write
+   * failure (the store fails stop).
+   */
+  beforeWrite?: (entryCount: number) => void | Promise<void>;
+  /** How many snapshots `saveSnapshot` keeps (newest by op). Default 2. */
+  snapshotsKept?: number;
+}
+
+type Level = ClassicLevel<Buffer, Buffer>;
+type LevelFormat = string | Buffer | Uint8Array;
+type JournalLevel = AbstractSublevel<Level, LevelFormat, Buffer, Buffer>;
+type MetaLevel = AbstractSublevel<Level, LevelFormat, string, string>;
+
+/** One journal put, written through the root database into the journal sublevel. */
+interface JournalPut {
+  readonly type: 'put';
+  readonly sublevel: JournalLevel;
+  readonly key: Buffer;
+  readonly value: Buffer;
+}
+
+/** Where the journal ends, as found on disk. */
+interface JournalTail {
+  readonly lastOp: number;
+  readonly lastTimestamp: bigint;
+}
+
+const META_KEY = 'meta';
+const DEFAULT_READ_BATCH_SIZE = 1024;
+const DEFAULT_SNAPSHOTS_KEPT = 2;
+/** Keys deleted per synced batch by `truncateFrom`. */
+const TRUNCATE_CHUNK_SIZE = 1024;
+const REQUEST_CHECKSUM_END = EntryOffset.requestChecksum + 16;
+
+/**
+ * The journal: the node's single source of truth, an append-only sequence of
+ * checksummed entries with ops 1, 2, 3, … in LevelDB, plus the snapshots and
+ * the meta record of the same data directory.
+ *
+ * Appends are group-committed (see {@link GroupCommit}): one synced batch per
+ * group, so an append resolves only once its entry is on disk. The store fails
+ * stop: after one failed write it accepts nothing until it is reopened, since
+ * it can no longer tell which ops reached the disk.
+ *
+ * Data directory layout: `leveldb/` (sublevels `journal`, `snapshot`, `meta`)
+ * and `node-secret` (32 random bytes, mode 0600).
+ */
+export class JournalStore {
+  /** Absolute path of the data directory. */
+  readonly dir: string;
+  /** 32 random bytes created with the data directory (the resume-token HMAC key). */
+  readonly nodeSecret: Buffer;
+
+  /** Writes other than appends (truncation, snapshot, settings) that close must await. */
+  readonly #otherWrites = new Set<Promise<unknown>>();
+  readonly #db: Level;
+  readonly #journal: JournalLevel;
+  readonly #metaLevel: MetaLevel;
+  readonly #snapshots: SnapshotStore;
+  readonly #commit: GroupCommit<JournalPut>;
+  readonly #clock: () => bigint;
+  #meta: NodeMeta;
+  /** Highest op assigned; the next append gets `#lastOp + 1`. */
+  #lastOp: number;
+  #lastTimestamp: bigint;
+  /** Set while `truncateFrom` moves the journal's end; appends are refused. */
+  #truncating = false;
+  #closing: Promise<void> | undefined;
+
+  private constructor(init: {
+    paths: DataDirectoryPaths;
+    db: Level;
+    journal: JournalLevel;
+    metaLevel: MetaLevel;
+    snapshotLevel: SnapshotLevel;
+    nodeSecret: Buffer;
+    meta: NodeMeta;
+    tail: JournalTail;
+    options: JournalStoreOptions;
+    snapshotsKept: number;
+  }) {
+    this.dir = init.paths.dir;
+    this.nodeSecret = init.nodeSecret;
+    this.#db = init.db;
+    this.#journal = init.journal;
+    this.#metaLevel = init.metaLevel;
+    this.#snapshots = new SnapshotStore(init.db, init.snapshotLevel, init.snapshotsKept);
+    this.#meta = init.meta;
+    this.#lastOp = init.tail.lastOp;
+    this.#lastTimestamp = init.tail.lastTimestamp;
+    this.#clock = init.options.clock ?? wallClockNs;
+    const db = init.db;
+    const beforeWrite = init.options.beforeWrite;
+    this.#commit = new GroupCommit<JournalPut>(async (operations) => {
+      if (beforeWrite !== undefined) await beforeWrite(operations.length);
+      await db.batch(operations, { sync: true });
+    }, init.tail.lastOp);
+  }
+
+  /**
+   * Opens (creating if missing) the data directory `dir`.
+   *
+   * Fails with {@link DataDirectoryInUseError} when another store holds it,
+   * {@link NodeSecretMismatchError} when the node secret is missing or not the
+   * one the directory was created with, {@link UnsupportedFormatError} for a
+   * directory of another format version and {@link NodeMetaCorruptionError}
+   * for an unreadable meta record.
+   */
+  static async open(dir: string, options: JournalStoreOptions = {}): Promise<JournalStore> {
+    const snapshotsKept = options.snapshotsKept ?? DEFAULT_SNAPSHOTS_KEPT;
+    if (!Number.isSafeInteger(snapshotsKept) || snapshotsKept < 1) {
+      throw new RangeError(`snapshotsKept must be an integer >= 1: ${snapshotsKept}`);
+    }
+    const clock = options.clock ?? wallClockNs;
+    const paths = dataDirectoryPaths(dir);
+    await ensureDataDirectory(paths.dir);
+    const db: Level = new ClassicLevel<Buffer, Buffer>(paths.leveldb, {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    });
+    try {
+      await db.open();
+    } catch (error) {
+      if (isLockError(error)) throw new DataDirectoryInUseError(paths.dir, { cause: error });
+      throw error;
+    }
+    // From here on we hold the LevelDB lock: no other store touches the
+    // directory, which is what makes creating the secret race-free.
+    try {
+      const journal = db.sublevel<Buffer, Buffer>('journal', {
+        keyEncoding: 'buffer',
+        valueEncoding: 'buffer',
+      });
+      const snapshotLevel = db.sublevel<Buffer, Buffer>('snapshot', {
+        keyEncoding: 'buffer',
+        valueEncoding: 'buffer',
+      });
+      const metaLevel = db.sublevel<string, string>('meta', {
+        keyEncoding: 'utf8',
+        valueEncoding: 'utf8',
+      });
+      const tail = await readTail(journal, clock);
+      const { meta, nodeSecret } = await loadIdentity(paths, db, metaLevel, tail.lastOp > 0);
+      return new JournalStore({
+        paths,
+        db,
+        journal,
+        metaLevel,
+        snapshotLevel,
+        nodeSecret,
+        meta,
+        tail,
+        options,
+        snapshotsKept,
+      });
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+
+  /** The meta record as last written (settings included). */
+  get meta(): NodeMeta {
+    return this.#meta;
+  }
+
+  /** Highest op assigned (its entry may still be syncing); 0 when empty. */
+  get lastOp(): number {
+    return this.#lastOp;
+  }
+
+  /** Highest op known to be synced to disk. */
+  get durableOp(): number {
+    return this.#commit.durableOp;
+  }
+
+  /** Timestamp of {@link lastOp} (0n when the journal is empty). */
+  get lastTimestamp(): bigint {
+    return this.#lastTimestamp;
+  }
+
+  /** Entries appended but not yet durable (0 once failed). */
+  get pendingCount(): number {
+    return this.#commit.pendingCount;
+  }
+
+  /** The {@link JournalFailedError} of the first failed write; the store is then dead. */
+  get failed(): Error | undefined {
+    return this.#commit.failure;
+  }
+
+  /**
+   * Appends an entry. Its op (`lastOp + 1`) and timestamp (`max(lastTimestamp,
+   * clock())`) are assigned now, so op order is call order and timestamps
+   * never decrease. Resolves once the entry is synced, after the `onDurable`
+   * listeners saw it.
+   *
+   * A bad draft throws {@link InvalidEntryError} synchronously and takes no op.
+   * Rejects with {@link JournalFailedError} if its group (or an earlier one)
+   * failed, {@link JournalClosedError} once `close` was called.
+   */
+  append(draft: EntryDraft): Promise<JournalEntry> {
+    assertValidDraft(draft);
+    const failure = this.#commit.failure;
+    if (failure !== undefined) return Promise.reject(failure);
+    if (this.#closing !== undefined) {
+      return Promise.reject(new JournalClosedError(this.dir, 'append'));
+    }
+    if (this.#truncating) {
+      return Promise.reject(new JournalBusyError('append', 'the journal is being truncated'));
+    }
+    const op = this.#lastOp + 1;
+    const now = this.#clock();
+    const timestamp = now > this.#lastTimestamp ? now : this.#lastTimestamp;
+    // May throw (a clock beyond u64); nothing is assigned before it returns.
+    const value = encodeValidatedEntry(draft, op, timestamp);
+    // Same property order as decodeEntry's result: one object shape for V8.
+    const entry: JournalEntry = {
+      kind: draft.kind,
+      client: draft.client,
+      session: draft.session,
+      request: draft.request,
+      userId: draft.userId,
+      // Views of the encoded bytes: the entry is exactly what was written,
+      // whatever the caller later does with its own buffers.
+      requestChecksum: value.subarray(EntryOffset.requestChecksum, REQUEST_CHECKSUM_END),
+      body: value.subarray(EntryOffset.body),
+      op,
+      timestamp,
+    };
+    this.#lastOp = op;
+    this.#lastTimestamp = timestamp;
+    const put: JournalPut = { type: 'put', sublevel: this.#journal, key: encodeOpKey(op), value };
+    return this.#commit.submit(entry, put);
+  }
+
+  /**
+   * Calls `listener` synchronously with each synced group's entries, in op
+   * order, before the appends of that group resolve. Returns the unsubscribe
+   * function. A throwing listener surfaces as an uncaught exception.
+   */
+  onDurable(listener: (entries: readonly JournalEntry[]) => void): () => void {
+    return this.#commit.onDurable(listener);
+  }
+
+  /** Calls `listener` once, when the first write fails. Returns the unsubscribe function. */
+  onFailure(listener: (error: Error) => void): () => void {
+    return this.#commit.onFailure(listener);
+  }
+
+  /**
+   * Reads ops `fromOp`.. the end in batches of up to `batchSize` entries, each
+   * verified (checksum, kind, op) and checked to follow the previous one.
+   * Throws {@link JournalCorruptionError} naming the first bad or missing op.
+   *
+   * The journal must hold `fromOp` unless it holds nothing at or after it; it
+   * must also reach every op that was durable when the read started.
+   */
+  readBatches(
+    fromOp: number,
+    batchSize: number = DEFAULT_READ_BATCH_SIZE,
+  ): AsyncIterable<JournalEntry[]> {
+    if (!Number.isSafeInteger(fromOp) || fromOp < 1) {
+      throw new RangeError(`fromOp must be an integer >= 1: ${fromOp}`);
+    }
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`batchSize must be an integer >= 1: ${batchSize}`);
+    }
+    this.#assertOpen('read the journal');
+    return this.#readBatches(fromOp, batchSize, this.#commit.durableOp);
+  }
+
+  async *#readBatches(
+    fromOp: number,
+    batchSize: number,
+    durableOp: number,
+  ): AsyncGenerator<JournalEntry[]> {
+    let expectedOp = fromOp;
+    const iterator = this.#journal.iterator({ gte: encodeOpKey(fromOp) });
+    try {
+      for (;;) {
+        const rows = await iterator.nextv(batchSize);
+        if (rows.length === 0) break;
+        const entries = new Array<JournalEntry>(rows.length);
+        for (let i = 0; i < rows.length; i++) {
+          const [key, value] = rows[i];
+          const keyOp = decodeOpKey(key);
+          if (keyOp !== expectedOp) {
+            throw new JournalCorruptionError(
+              expectedOp,
+              keyOp === undefined
+                ? `it is followed by key 0x${key.toString('hex')}, which is not an op key`
+                : `it is missing (the next stored op is ${keyOp})`,
+            );
+          }
+          entries[i] = decodeEntry(value, expectedOp);
+          expectedOp++;
+        }
+        yield entries;
+      }
+    } finally {
+      await iterator.close();
+    }
+    if (expectedOp <= durableOp) {
+      throw new JournalCorruptionError(
+        expectedOp,
+        `it is missing (the journal ends at op ${expectedOp - 1}, op ${durableOp} was durable)`,
+      );
+    }
+  }
+
+  /**
+   * Operator repair: deletes ops `op` and later, and every snapshot of a state
+   * that included them. Returns how many journal entries were dropped; the
+   * journal then ends at `op - 1` (or where it ended, if that was earlier).
+   *
+   * Snapshots go first and the journal is cut from its end backwards, in
+   * synced chunks, so a crash midway leaves a shorter but contiguous journal
+   * and never a snapshot beyond it. Refused while appends are in flight.
+   */
+  async truncateFrom(op: number): Promise<number> {
+    if (!Number.isSafeInteger(op) || op < 1) {
+      throw new RangeError(`op must be an integer >= 1: ${op}`);
+    }
+    this.#assertWritable('truncate the journal');
+    if (this.#truncating) {
+      throw new JournalBusyError('truncate the journal', 'a truncation is already running');
+    }
+    if (this.#commit.pendingCount > 0) {
+      throw new JournalBusyError(
+        'truncate the journal',
+        `${this.#commit.pendingCount} appended entries are not yet durable`,
+      );
+    }
+    this.#truncating = true;
+    try {
+      return await this.#track(this.#truncate(op));
+    } finally {
+      this.#truncating = false;
+    }
+  }
+
+  async #truncate(op: number): Promise<number> {
+    await this.#snapshots.deleteFrom(op);
+    let droppedCount = 0;
+    const iterator = this.#journal.keys({ gte: encodeOpKey(op), reverse: true });
+    try {
+      for (;;) {
+        const keys = await iterator.nextv(TRUNCATE_CHUNK_SIZE);
+        if (keys.length === 0) break;
+        await this.#db.batch(
+          keys.map((key) => ({ type: 'del' as const, sublevel: this.#journal, key })),
+          { sync: true },
+        );
+        droppedCount += keys.length;
+      }
+    } finally {
+      await iterator.close();
+    }
+    const tail = await readTail(this.#journal, this.#clock);
+    this.#lastOp = tail.lastOp;
+    this.#lastTimestamp = tail.lastTimestamp;
+    this.#commit.rewind(tail.lastOp);
+    return droppedCount;
+  }
+
+  /**
+   * Stores a snapshot of the state after applying `op` (at most
+   * {@link durableOp}: a snapshot must never include an entry that could still
+   * be lost) in one synced put, then deletes all but the newest
+   * `snapshotsKept`.
+   */
+  async saveSnapshot(op: number, payload: Buffer): Promise<void> {
+    if (!Number.isSafeInteger(op) || op < 0) {
+      throw new RangeError(`snapshot op must be an integer >= 0: ${op}`);
+    }
+    if (op > this.#commit.durableOp) {
+      throw new RangeError(
+        `snapshot op ${op} is beyond the durable end of the journal (op ${this.#commit.durableOp})`,
+      );
+    }
+    if (!(payload instanceof Uint8Array)) {
+      throw new TypeError('snapshot payload must be a Buffer');
+    }
+    this.#assertWritable('save a snapshot');
+    await this.#track(this.#snapshots.save(op, payload));
+  }
+
+  /** Stored snapshots, newest first; unusable ones as error records, never a throw. */
+  listSnapshots(): Promise<SnapshotRecord[]> {
+    this.#assertOpen('list snapshots');
+    return this.#snapshots.list();
+  }
+
+  /** Replaces `meta.settings` with (a JSON copy of) `settings`, synced. */
+  async updateSettings(settings: unknown): Promise<void> {
+    const text = JSON.stringify(settings);
+    if (text === undefined) {
+      throw new TypeError('settings must be JSON-serializable');
+    }
+    this.#assertWritable('update settings');
+    const meta: NodeMeta = Object.freeze({ ...this.#meta, settings: JSON.parse(text) as unknown });
+    await this.#track(putMeta(this.#db, this.#metaLevel, meta));
+    this.#meta = meta;
+  }
+
+  /**
+   * Stops accepting appends and other writes, waits for the groups already
+   * queued to be written (or to fail) and for running truncations, snapshot
+   * and settings writes to settle, then closes LevelDB. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    await this.#commit.whenIdle();
+    await Promise.allSettled([...this.#otherWrites]);
+    await this.#db.close();
+  }
+
+  /** Registers a non-append write so that `close` waits for it. */
+  async #track<T>(write: Promise<T>): Promise<T> {
+    this.#otherWrites.add(write);
+    try {
+      return await write;
+    } finally {
+      this.#otherWrites.delete(write);
+    }
+  }
+
+  #assertOpen(operation: string): void {
+    if (this.#closing !== undefined) throw new JournalClosedError(this.dir, operation);
+  }
+
+  #assertWritable(operation: string): void {
+    this.#assertOpen(operation);
+    const failure = this.#commit.failure;
+    if (failure !== undefined) throw failure;
+  }
+}
+
+/**
+ * The journal's end: the op of the last key and the timestamp of its entry.
+ * An entry that does not decode still counts (replay reports it, and
+ * `truncateFrom` repairs it); its timestamp then comes from the clock.
+ */
+async function readTail(journal: JournalLevel, clock: () => bigint): Promise<JournalTail> {
+  const rows = await journal.iterator({ reverse: true, limit: 1 }).all();
+  if (rows.length === 0) return { lastOp: 0, lastTimestamp: 0n };
+  const [key, value] = rows[0];
+  const lastOp = decodeOpKey(key);
+  if (lastOp === undefined) {
+    throw new JournalCorruptionError(
+      claimedOp(key),
+      `its key 0x${key.toString('hex')} is not an 8-byte op key`,
+    );
+  }
+  try {
+    return { lastOp, lastTimestamp: decodeEntry(value, lastOp).timestamp };
+  } catch (error) {
+    if (error instanceof JournalCorruptionError) return { lastOp, lastTimestamp: clock() };
+    throw error;
+  }
+}
+
+/**
+ * Loads (or, for a new directory, creates) the node secret and the meta
+ * record, and checks that they belong together.
+ */
+async function loadIdentity(
+  paths: DataDirectoryPaths,
+  db: Level,
+  metaLevel: MetaLevel,
+  journalHasEntries: boolean,
+): Promise<{ meta: NodeMeta; nodeSecret: Buffer }> {
+  const storedMeta = await metaLevel.get(META_KEY);
+  if (storedMeta === undefined) {
+    if (journalHasEntries) {
+      throw new NodeMetaCorruptionError(
+        paths.dir,
+        'it is missing although the journal has entries',
+      );
+    }
+    // A new directory. A secret file may already be there: provisioned by the
+    // operator, or left by a start that crashed before writing meta. It was
+    // never used (no meta, no journal), so adopting it is safe.
+    const nodeSecret =
+      (await readNodeSecret(paths.nodeSecret)) ?? (await createNodeSecret(paths.nodeSecret));
+    const meta = newNodeMeta(nodeSecret, Date.now());
+    await putMeta(db, metaLevel, meta);
+    return { meta, nodeSecret };
+  }
+  const meta = parseNodeMeta(paths.dir, storedMeta);
+  const nodeSecret = await readNodeSecret(paths.nodeSecret);
+  if (nodeSecret === undefined) {
+    throw new NodeSecretMismatchError(
+      paths.nodeSecret,
+      `the file is missing, but the directory was created with a secret of fingerprint ${meta.secretFingerprint}`,
+    );
+  }
+  const fingerprint = secretFingerprint(nodeSecret);
+  if (fingerprint !== meta.secretFingerprint) {
+    throw new NodeSecretMismatchError(
+      paths.nodeSecret,
+      `its fingerprint is ${fingerprint}, the directory was created with ${meta.secretFingerprint}`,
+    );
+  }
+  return { meta, nodeSecret };
+}
+
+/**
+ * Writes the meta record, synced. Through the root database's batch because
+ * only its options carry `sync` (a sublevel forwards them, untyped).
+ */
+async function putMeta(db: Level, metaLevel: MetaLevel, meta: NodeMeta): Promise<void> {
+  await db.batch(
+    [{ type: 'put', sublevel: metaLevel, key: META_KEY, value: serializeNodeMeta(meta) }],
+    { sync: true },
+  );
+}
+
+/** The op a malformed key would name: its first 8 bytes, zero-padded, big-endian. */
+function claimedOp(key: Buffer): number {
+  const padded = Buffer.alloc(8);
+  key.copy(padded, 0, 0, 8);
+  return padded.readUInt32BE(0) * 2 ** 32 + padded.readUInt32BE(4);
+}
+
+/**
+ * classic-level reports a held lock as LEVEL_DATABASE_NOT_OPEN caused by
+ * LEVEL_LOCKED. Duck-typed: errors made by native code or in another realm
+ * (a test VM) are not `instanceof Error` here.
+ */
+function isLockError(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    if (code === 'LEVEL_LOCKED') return true;
+    current = cause;
+  }
+  return false;
+}

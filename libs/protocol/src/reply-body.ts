@@ -1,0 +1,52 @@
+/**
+ * The outcome body of COMMAND and QUERY replies (PROTOCOL.md, "COMMAND"):
+ * `{"ok":true,"result":any}` or `{"ok":false,"error":{"code":s,"message":s}}`.
+ *
+ * A COMMAND's body is cached and replayed byte for byte, so it must be a
+ * deterministic function of the handler's outcome: these builders fix the key
+ * order and always emit every key.
+ */
+
+/** A decoded outcome body. */
+export type ReplyOutcome =
+  { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };
+
+/**
+ * `{"ok":true,"result":…}`. A result JSON cannot express (`undefined`, a
+ * function, a symbol) is written as `null`, so the `result` key is never
+ * dropped. Throws whatever `JSON.stringify` throws (a cycle, a bigint).
+ */
+export function okBody(result: unknown): Buffer {
+  const json = result === undefined ? undefined : JSON.stringify(result);
+  return Buffer.from(`{"ok":true,"result":${json ?? 'null'}}`, 'utf8');
+}
+
+/** `{"ok":false,"error":{"code":…,"message":…}}`. */
+export function errorBody(code: string, message: string): Buffer {
+  return Buffer.from(
+    `{"ok":false,"error":{"code":${JSON.stringify(String(code))},"message":${JSON.stringify(String(message))}}}`,
+    'utf8',
+  );
+}
+
+/**
+ * Reads an outcome body (client side). `undefined` when the bytes are not an
+ * outcome body, e.g. the body of a reply with a non-OK status, which is empty.
+ */
+export function parseReplyBody(body: Uint8Array): ReplyOutcome | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const outcome = value as { ok?: unknown; result?: unknown; error?: unknown };
+  if (outcome.ok === true) return { ok: true, result: outcome.result ?? null };
+  if (outcome.ok !== false || typeof outcome.error !== 'object' || outcome.error === null) {
+    return undefined;
+  }
+  const { code, message } = outcome.error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  return { ok: false, error: { code, message } };
+}
