@@ -1,1 +1,103 @@
-console.log('once: service entry point pending');
+import 'reflect-metadata';
+import { ConsoleLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { OnceRuntime } from '@once/framework';
+import { OnceServer } from '@once/gateway';
+import { AppModule, adminGenesis } from './app.module';
+import {
+  ConfigError,
+  type LogLevelName,
+  type ServerConfig,
+  loadServerConfig,
+  serverConfigHelp,
+} from './config/server-config';
+
+const LEVELS: LogLevelName[] = ['error', 'warn', 'log', 'debug', 'verbose'];
+
+/**
+ * The reference service: `npm start`, or `npm run build && npm run start:prod`.
+ * Exit codes: 0 after a graceful stop (SIGTERM/SIGINT), 1 when the node cannot
+ * start or its journal is corrupt, 2 for invalid settings.
+ */
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(serverConfigHelp());
+    return;
+  }
+  let config: ServerConfig;
+  try {
+    config = loadServerConfig(process.argv, process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`once: invalid setting: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const logger = new ConsoleLogger({
+    json: config.logFormat === 'json',
+    colors: config.logFormat === 'text' && Boolean(process.stdout.isTTY),
+    logLevels: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
+  });
+  if (config.adminPasswordIsDefault) {
+    logger.warn(
+      'ONCE_ADMIN_PASSWORD is not set: a new data directory gets the user admin with the password "admin"',
+      'Once',
+    );
+  }
+
+  const strategy = new OnceServer({
+    host: config.host,
+    port: config.port,
+    maxFrameBytes: config.maxFrameBytes,
+    maxConnections: config.maxConnections,
+    maxPendingEntries: config.maxPendingEntries,
+  });
+  const app = await NestFactory.createMicroservice(
+    AppModule.register({
+      dataDir: config.dataDir,
+      clientsMax: config.clientsMax,
+      ring: config.ring,
+      snapshotEveryOps: config.snapshotEvery,
+      genesis: adminGenesis(config.adminPassword),
+    }),
+    { strategy, logger, abortOnError: false },
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: stopping (finishing in-flight commits, writing a snapshot)`, 'Once');
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`stop failed: ${String(error)}`, 'Once');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+
+  await app.listen();
+  app
+    .get(OnceRuntime)
+    .whenReady()
+    .catch((error: unknown) => {
+      logger.error(
+        `cannot serve: ${error instanceof Error ? error.message : String(error)}`,
+        'Once',
+      );
+      process.exit(1);
+    });
+}
+
+main().catch((error: unknown) => {
+  const { code, message } = error as { code?: string; message?: string };
+  process.stderr.write(
+    `once: cannot start: ${message ?? String(error)}${code ? ` (${code})` : ''}\n`,
+  );
+  process.exit(1);
+});

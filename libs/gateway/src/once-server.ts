@@ -1,0 +1,104 @@
+import { Logger } from '@nestjs/common';
+import { type CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
+import { type OnceRuntime, type OnceRuntimeConsumer, ONCE_TRANSPORT } from '@once/framework';
+import { Gateway } from './gateway';
+import {
+  type GatewayOptions,
+  type ResolvedGatewayOptions,
+  resolveGatewayOptions,
+} from './gateway-options';
+
+/** Raised by `listen` when the application does not import `OnceModule`. */
+export class OnceRuntimeMissingError extends Error {
+  readonly code = 'ONCE_RUNTIME_MISSING';
+  constructor() {
+    super('OnceServer needs OnceModule.forRoot(...) imported in the application it serves');
+  }
+}
+
+/**
+ * The once gateway as a NestJS custom transport strategy:
+ *
+ * ```ts
+ * const app = await NestFactory.createMicroservice(AppModule, { strategy: new OnceServer({ port: 7700 }) });
+ * await app.listen();
+ * // or, beside HTTP:
+ * app.connectMicroservice({ strategy: new OnceServer({ port: 7700 }) });
+ * ```
+ *
+ * The application's `OnceModule` finds this strategy among its RPC targets
+ * and attaches its runtime before `listen` runs. The listener may open while
+ * the journal still replays: PING answers `ready: false` and every other
+ * request NOT_READY until the node is ready.
+ */
+export class OnceServer extends Server implements CustomTransportStrategy, OnceRuntimeConsumer {
+  override readonly transportId = ONCE_TRANSPORT;
+  readonly options: ResolvedGatewayOptions;
+  protected override readonly logger = new Logger('OnceServer');
+  private runtime: OnceRuntime | undefined;
+  private gateway: Gateway | undefined;
+  private netServer: NetServer | undefined;
+
+  constructor(options: GatewayOptions = {}) {
+    super();
+    this.options = resolveGatewayOptions(options);
+  }
+
+  attachOnceRuntime(runtime: OnceRuntime): void {
+    this.runtime = runtime;
+  }
+
+  /** The bound address once listening (the real port when `port` was 0). */
+  address(): AddressInfo | undefined {
+    const address = this.netServer?.address();
+    return address && typeof address === 'object' ? address : undefined;
+  }
+
+  listen(callback: (error?: unknown) => void): void {
+    if (!this.runtime) {
+      callback(new OnceRuntimeMissingError());
+      return;
+    }
+    const gateway = new Gateway(this.runtime, this.options, this);
+    const server = createServer((socket) => gateway.accept(socket));
+    server.maxConnections = this.options.maxConnections;
+    this.gateway = gateway;
+    this.netServer = server;
+    const onStartupError = (error: Error) => callback(error);
+    server.once('error', onStartupError);
+    server.listen(this.options.port, this.options.host, () => {
+      server.off('error', onStartupError);
+      server.on('error', (error) => {
+        this.logger.error(`listener: ${error.message}`);
+      });
+      const { address, port } = this.address()!;
+      this.logger.log(`listening on ${address}:${port}`);
+      callback();
+    });
+  }
+
+  /** Graceful: stop accepting, let admitted requests commit and answer, then close every connection. */
+  async close(): Promise<void> {
+    const server = this.netServer;
+    if (!server) return;
+    this.netServer = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.gateway?.stop();
+    await closed;
+  }
+
+  /** Listens to the underlying `net.Server` ('error', 'connection', …). */
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- the signature NestJS's Server declares
+  on<EventKey extends string = string, EventCallback extends Function = Function>(
+    event: EventKey,
+    callback: EventCallback,
+  ): void {
+    this.netServer?.on(event, callback as unknown as (...args: unknown[]) => void);
+  }
+
+  unwrap<T>(): T {
+    if (!this.netServer) throw new Error('OnceServer is not listening');
+    return this.netServer as T;
+  }
+}

@@ -1,0 +1,254 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Operation } from '@once/protocol';
+import { RawClient, bodyJson } from './raw-client';
+
+export interface ServiceProcessOptions {
+  /**
+   * The service's entry script: a built `.js` file, or a `.ts` file that is
+   * transpiled on the fly (with the repository's `@once/*` aliases).
+   * Default: the built reference service (`npm run build` first).
+   */
+  readonly entry?: string;
+  /** Data directory; default a fresh temporary one, removed by `cleanup()`. */
+  readonly dataDir?: string;
+  /** Extra environment (ONCE_* settings). ONCE_PORT defaults to 0 (any free port). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly args?: readonly string[];
+  /** How long `start`/`restart` wait for PING ready. Default 30 s. */
+  readonly readyTimeoutMs?: number;
+  /** Repository root (for the default entry and the `@once/*` aliases). Default: found from this file. */
+  readonly root?: string;
+}
+
+export class ServiceStartError extends Error {
+  readonly code = 'SERVICE_START';
+}
+
+const LISTENING = /listening on ([0-9a-fA-F.:]+):(\d+)/;
+
+/**
+ * A once service as a child process on a temporary data directory, for e2e
+ * tests: `crash()` kills it with SIGKILL (no snapshot, no flush beyond what
+ * was synced), `restart()` starts it again on the same directory and port,
+ * `stop()` is the graceful SIGTERM path.
+ */
+export class ServiceProcess {
+  private child: ChildProcess | undefined;
+  private exitPromise: Promise<number | null> | undefined;
+  private output = '';
+  private portValue = 0;
+  private readonly host: string;
+
+  private constructor(
+    private readonly options: ServiceProcessOptions,
+    readonly dataDir: string,
+    private readonly ownsDataDir: string | undefined,
+  ) {
+    this.host = options.env?.ONCE_HOST ?? '127.0.0.1';
+  }
+
+  static async start(options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+    let owned: string | undefined;
+    let dataDir = options.dataDir;
+    if (!dataDir) {
+      owned = await mkdtemp(join(tmpdir(), 'once-service-'));
+      dataDir = join(owned, 'data');
+    }
+    const service = new ServiceProcess(options, dataDir, owned);
+    await service.launch(Number(options.env?.ONCE_PORT ?? 0));
+    return service;
+  }
+
+  get port(): number {
+    return this.portValue;
+  }
+  get address(): { host: string; port: number } {
+    return { host: this.host, port: this.portValue };
+  }
+  /** Everything the process wrote to stdout and stderr, across restarts. */
+  get logs(): string {
+    return this.output;
+  }
+  get running(): boolean {
+    return (
+      this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
+    );
+  }
+
+  /** SIGKILL: the process dies between any two instructions. */
+  async crash(): Promise<void> {
+    if (!this.child || !this.running) return;
+    this.child.kill('SIGKILL');
+    await this.exitPromise;
+  }
+
+  /** Starts again on the same data directory and port. */
+  async restart(extraEnv: Readonly<Record<string, string>> = {}): Promise<void> {
+    if (this.running) await this.crash();
+    await this.launch(this.portValue, extraEnv);
+  }
+
+  /** SIGTERM (graceful); resolves with the exit code. */
+  async stop(timeoutMs = 20_000): Promise<number | null> {
+    if (!this.child || !this.running) return this.child?.exitCode ?? null;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child?.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.exitPromise!;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Waits for the process to exit by itself (e.g. a refused start); resolves with its exit code. */
+  async exited(): Promise<number | null> {
+    return (await this.exitPromise) ?? null;
+  }
+
+  /** Kills the process if it runs and removes the temporary data directory. */
+  async cleanup(): Promise<void> {
+    await this.crash();
+    if (this.ownsDataDir) await rm(this.ownsDataDir, { recursive: true, force: true });
+  }
+
+  /** Polls PING until the node says ready. */
+  async waitReady(timeoutMs = this.options.readyTimeoutMs ?? 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running)
+        throw new ServiceStartError(
+          `the service exited before it was ready:\n${this.output.slice(-4000)}`,
+        );
+      try {
+        const client = await RawClient.connect(this.portValue, this.host);
+        try {
+          const ready = (
+            bodyJson(await client.request({ operation: Operation.Ping }, undefined, 2000)) as {
+              ready?: boolean;
+            }
+          ).ready;
+          if (ready) return;
+        } finally {
+          client.destroy();
+        }
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline)
+        throw new ServiceStartError(
+          `not ready within ${timeoutMs} ms:\n${this.output.slice(-4000)}`,
+        );
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  }
+
+  private async launch(
+    port: number,
+    extraEnv: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    const root = this.options.root ?? findRoot();
+    const entry = resolve(root, this.options.entry ?? 'dist/apps/server/src/main.js');
+    const nodeArgs = entry.endsWith('.ts') ? ['-r', await typescriptHook(root)] : [];
+    const child = spawn(process.execPath, [...nodeArgs, entry, ...(this.options.args ?? [])], {
+      cwd: root,
+      env: {
+        ...process.env,
+        ONCE_LOG_FORMAT: 'text',
+        ...this.options.env,
+        ...extraEnv,
+        ONCE_DATA_DIR: this.dataDir,
+        ONCE_PORT: String(port),
+        NO_COLOR: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.exitPromise = new Promise((done) => child.once('exit', (code) => done(code)));
+    const listening = new Promise<number>((found, failed) => {
+      const onData = (chunk: Buffer) => {
+        this.output += chunk.toString('utf8');
+        const match = LISTENING.exec(this.output.slice(-2000));
+        if (match) found(Number(match[2]));
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.once('exit', (code, signal) =>
+        failed(
+          new ServiceStartError(
+            `the service exited (${code ?? signal}) before listening:\n${this.output.slice(-4000)}`,
+          ),
+        ),
+      );
+    });
+    const timeoutMs = this.options.readyTimeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, failed) => {
+      timer = setTimeout(
+        () =>
+          failed(
+            new ServiceStartError(
+              `not listening within ${timeoutMs} ms:\n${this.output.slice(-4000)}`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      this.portValue = await Promise.race([listening, timeout]);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.waitReady();
+  }
+}
+
+/** The repository root: the nearest ancestor with nest-cli.json. */
+function findRoot(): string {
+  let dir = __dirname;
+  for (let i = 0; i < 10; i++) {
+    if (existsSync(join(dir, 'nest-cli.json'))) return dir;
+    dir = resolve(dir, '..');
+  }
+  return process.cwd();
+}
+
+/** A require hook that runs TypeScript sources (transpile only) with the `@once/*` aliases. */
+async function typescriptHook(root: string): Promise<string> {
+  const file = join(tmpdir(), `once-ts-hook-${process.pid}.js`);
+  await writeFile(file, TS_HOOK.replace('__ROOT__', JSON.stringify(root)));
+  return file;
+}
+
+const TS_HOOK = String.raw`'use strict';
+const Module = require('node:module');
+const fs = require('node:fs');
+const path = require('node:path');
+const root = __ROOT__;
+const ts = require(require.resolve('typescript', { paths: [root] }));
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  const alias = /^@once\/([a-z-]+)$/.exec(request);
+  return resolveFilename.call(this, alias ? path.join(root, 'libs', alias[1], 'src') : request, ...rest);
+};
+require.extensions['.ts'] = (module, filename) => {
+  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
+    fileName: filename,
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2022,
+      esModuleInterop: true,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+      sourceMap: false,
+    },
+  });
+  module._compile(outputText, filename);
+};
+`;
