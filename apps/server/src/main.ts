@@ -59,6 +59,7 @@ async function main(): Promise<void> {
       dataDir: config.dataDir,
       clientsMax: config.clientsMax,
       ring: config.ring,
+      sessionTtlMs: config.sessionTtlMs,
       snapshotEveryOps: config.snapshotEvery,
       genesis: adminGenesis(config.adminPassword),
     }),

@@ -10,6 +10,7 @@ import { type EngineSettings } from './engine-settings';
  *     8   8  op the snapshot stands at (every entry <= op applied, none after)
  *    16   8  journal timestamp of that op (ns)
  *    24   4  settings JSON length, then the JSON
+ *     …   4  expired-sessions JSON length, then the JSON ([client, epoch] pairs, oldest first)
  *     …   4  client table length, then the table's own snapshot bytes
  *     …   4  state count, then per state (in name order):
  *            2 name length, name (utf8), 4 JSON length, JSON (utf8)
@@ -18,6 +19,8 @@ export interface EngineSnapshot {
   readonly op: number;
   readonly timestamp: bigint;
   readonly settings: EngineSettings;
+  /** Sessions that expired recently (their next request is told EXPIRED), oldest first. */
+  readonly expired: Array<[string, number]>;
   readonly table: Buffer;
   readonly states: Array<[string, string]>;
 }
@@ -31,10 +34,11 @@ export class SnapshotInvalidError extends Error {
 
 export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
   const settings = Buffer.from(JSON.stringify(snapshot.settings));
+  const expired = Buffer.from(JSON.stringify(snapshot.expired));
   const states = snapshot.states.map(
     ([name, json]) => [Buffer.from(name), Buffer.from(json)] as const,
   );
-  let size = 24 + 4 + settings.length + 4 + snapshot.table.length + 4;
+  let size = 24 + 4 + settings.length + 4 + expired.length + 4 + snapshot.table.length + 4;
   for (const [name, json] of states) size += 2 + name.length + 4 + json.length;
   const out = Buffer.alloc(size);
   out.writeUInt32LE(MAGIC, 0);
@@ -43,6 +47,7 @@ export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
   out.writeBigUInt64LE(snapshot.timestamp, 16);
   let at = 24;
   at = writeBlock(out, at, settings);
+  at = writeBlock(out, at, expired);
   at = writeBlock(out, at, snapshot.table);
   out.writeUInt32LE(states.length, at);
   at += 4;
@@ -67,6 +72,9 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
   const op = Number(reader.u64());
   const timestamp = reader.u64();
   const settings = JSON.parse(reader.block().toString('utf8')) as EngineSettings;
+  const expired = JSON.parse(reader.block().toString('utf8')) as Array<[string, number]>;
+  if (!Array.isArray(expired))
+    throw new SnapshotInvalidError('snapshot expired-sessions block is not a list');
   const table = reader.block();
   const count = reader.u32();
   const states: Array<[string, string]> = [];
@@ -75,7 +83,7 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
     states.push([name, reader.block().toString('utf8')]);
   }
   if (!reader.done) throw new SnapshotInvalidError('snapshot has trailing bytes');
-  return { op, timestamp, settings, table, states };
+  return { op, timestamp, settings, expired, table, states };
 }
 
 function writeBlock(out: Buffer, at: number, block: Buffer): number {

@@ -74,6 +74,12 @@ export class Engine {
   private readonly genesisStates: Array<[string, string]>;
 
   private tableValue: ClientTable;
+  /**
+   * Sessions that expired, newest last, at most `clientsMax` of them: a later
+   * request of such a client is told EXPIRED rather than NO_SESSION. Changed
+   * only by apply, kept in snapshots.
+   */
+  private expired = new Map<ClientId, number>();
   private settingsValue: EngineSettings = GENESIS_SETTINGS;
   private phaseValue: EnginePhase = 'created';
   /** Highest op applied. */
@@ -340,14 +346,7 @@ export class Engine {
     const operation = entry.kind === EntryKind.Logout ? Operation.Logout : Operation.Command;
     if (verdict === 'no-session' || verdict === 'session-too-low') {
       const reason =
-        verdict === 'session-too-low'
-          ? EvictionReason.SessionTooLow
-          : ended.some(
-                (session) =>
-                  session.client === entry.client && session.reason === EvictionReason.Expired,
-              )
-            ? EvictionReason.Expired
-            : EvictionReason.NoSession;
+        verdict === 'session-too-low' ? EvictionReason.SessionTooLow : this.goneReason(entry.client);
       const reply = encodeFrame({
         command: Command.Eviction,
         operation,
@@ -419,6 +418,7 @@ export class Engine {
     const cutoff = entry.timestamp - BigInt(ttlMs) * 1_000_000n;
     if (cutoff <= 0n) return;
     for (const expired of this.tableValue.expireBefore(cutoff)) {
+      this.rememberExpired(expired.client, expired.epoch);
       this.states.releaseClient(expired.client, this.contextOf(entry, expired.client));
       ended.push({
         client: expired.client,
@@ -428,6 +428,21 @@ export class Engine {
         reason: EvictionReason.Expired,
       });
     }
+  }
+
+  private rememberExpired(client: ClientId, epoch: number): void {
+    this.expired.delete(client);
+    this.expired.set(client, epoch);
+    const excess = this.expired.size - this.settingsValue.clientsMax;
+    if (excess > 0) {
+      const oldest = [...this.expired.keys()].slice(0, excess);
+      for (const key of oldest) this.expired.delete(key);
+    }
+  }
+
+  /** Why `client` has no session: EXPIRED if it expired (and was not registered since), else NO_SESSION. */
+  goneReason(client: ClientId): EvictionReason.Expired | EvictionReason.NoSession {
+    return this.expired.has(client) ? EvictionReason.Expired : EvictionReason.NoSession;
   }
 
   private endSession(
@@ -608,6 +623,7 @@ export class Engine {
       op: this.commitOpValue,
       timestamp: this.commitTimestampValue,
       settings: this.settingsValue,
+      expired: [...this.expired],
       table: this.tableValue.snapshot(),
       states: this.states.snapshot(),
     });
@@ -625,6 +641,7 @@ export class Engine {
       this.states.restore(snapshot.states);
       this.tableValue = table;
       this.settingsValue = settings;
+      this.expired = new Map(snapshot.expired);
       this.commitOpValue = snapshot.op;
       this.commitTimestampValue = snapshot.timestamp;
       this.lastSnapshotOp = snapshot.op;
@@ -642,6 +659,7 @@ export class Engine {
       ring: GENESIS_SETTINGS.ring,
     });
     this.settingsValue = GENESIS_SETTINGS;
+    this.expired = new Map();
     this.commitOpValue = 0;
     this.commitTimestampValue = 0n;
     this.lastSnapshotOp = 0;

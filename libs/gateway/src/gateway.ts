@@ -34,6 +34,7 @@ import { EpochFenceGuard } from './guards/epoch-fence.guard';
 import { ResumeGuard } from './guards/resume.guard';
 import { OnceRpcContext } from './once-rpc-context';
 import { type SessionBinding } from './session-binding';
+import { SessionBindings } from './session-bindings';
 import { SessionFlights } from './session-flights';
 import { type SessionGate } from './session-gate';
 
@@ -55,8 +56,8 @@ type Register = Extract<ParsedRequest, { operation: Operation.Register }>;
  * session when they commit.
  *
  * Invariants:
- * - at most one connection holds a session (`holders`); a resume supersedes
- *   the previous holder, a REGISTER fences it;
+ * - at most one connection holds a session; a resume supersedes the
+ *   previous holder, a REGISTER fences it (see SessionBindings);
  * - a session's requests reach the journal in request order, at most `ring`
  *   in flight;
  * - nothing a client sends is journaled before it passed the checks that
@@ -66,11 +67,13 @@ export class Gateway implements ConnectionHost, SessionGate {
   readonly maxWriteBufferBytes: number;
   private readonly logger = new Logger('OnceGateway');
   private readonly connections = new Map<number, GatewayConnection>();
-  private readonly holders = new Map<ClientId, GatewayConnection>();
+  private readonly bindings = new SessionBindings<GatewayConnection>();
   private readonly flights = new SessionFlights<GatewayConnection>();
   private readonly sessionGuards: CanActivate[] = [new ResumeGuard(), new EpochFenceGuard()];
   private readonly journalWaiters: Array<() => void> = [];
   private nextConnectionId = 1;
+  /** The connection the submitter's callback just answered (read by afterApply for the same op). */
+  private answered: { op: number; connection: GatewayConnection } | undefined;
   private stopping = false;
   private readonly unsubscribe: () => void;
 
@@ -431,6 +434,7 @@ export class Gateway implements ConnectionHost, SessionGate {
     const target = this.replyTarget(entry.client, entry.session, origin);
     if (!target) return; // Nobody holds the session now: a retry gets the cached reply.
     target.send(outcome.reply);
+    this.answered = { op: entry.op, connection: target };
     if (outcome.eviction !== undefined) this.unbind(target, false);
   }
 
@@ -440,7 +444,7 @@ export class Gateway implements ConnectionHost, SessionGate {
     epoch: number,
     origin: GatewayConnection,
   ): GatewayConnection | undefined {
-    const holder = this.holders.get(client);
+    const holder = this.bindings.holder(client);
     if (holder && holder.binding?.epoch === epoch) return holder;
     if (!origin.closed && origin.binding?.client === client && origin.binding.epoch === epoch)
       return origin;
@@ -535,8 +539,8 @@ export class Gateway implements ConnectionHost, SessionGate {
     return this.engine.table.get(client);
   }
 
-  goneReason(_client: ClientId): number {
-    return EvictionReason.NoSession;
+  goneReason(client: ClientId): number {
+    return this.engine.goneReason(client);
   }
 
   verifyResumeToken(client: ClientId, session: number, token: Uint8Array): boolean {
@@ -546,18 +550,14 @@ export class Gateway implements ConnectionHost, SessionGate {
   bindResumed(connectionId: number, binding: SessionBinding): void {
     const connection = this.connections.get(connectionId);
     if (!connection) return;
-    const previous = this.holders.get(binding.client);
+    const previous = this.bindings.holder(binding.client);
     if (previous && previous !== connection) {
       previous.send(
-        encodeFrame({
-          command: Command.Eviction,
-          operation: 0,
-          status: EvictionReason.Superseded,
-          client: binding.client,
-          session: previous.binding?.epoch ?? 0,
-          commit: this.engine.commitOp,
-          watermark: this.engine.table.get(binding.client)?.watermark ?? 0,
-        }),
+        this.unaskedEviction(
+          binding.client,
+          previous.binding?.epoch ?? 0,
+          EvictionReason.Superseded,
+        ),
       );
       this.unbind(previous, true);
       this.logger.log(
@@ -571,31 +571,38 @@ export class Gateway implements ConnectionHost, SessionGate {
   }
 
   private bind(connection: GatewayConnection, binding: SessionBinding): void {
-    if (connection.binding && connection.binding.client !== binding.client)
-      this.unbind(connection, true);
-    const previous = this.holders.get(binding.client);
-    if (previous && previous !== connection && previous.binding?.client === binding.client) {
-      // A REGISTER fenced it: it stays bound to its old epoch, and its next request is SESSION_TOO_LOW.
-      this.holders.delete(binding.client);
-    }
-    connection.binding = binding;
+    if (connection.binding) this.unbind(connection, connection.binding.client !== binding.client);
+    this.bindings.bind(connection, binding);
     connection.admittedSinceBind = false;
-    this.holders.set(binding.client, connection);
   }
 
   /**
-   * Unbinds `connection`. With `release`, what its session held only while
-   * this connection lived is released through a journaled entry.
+   * Unbinds `connection`. With `release`, and if it held its session and may
+   * hold connection-scoped state, a release is journaled.
    */
   private unbind(connection: GatewayConnection, release: boolean): void {
-    const binding = connection.binding;
-    if (!binding) return;
-    connection.binding = undefined;
-    if (this.holders.get(binding.client) === connection) {
-      this.holders.delete(binding.client);
-      if (release && connection.admittedSinceBind) this.journalRelease(binding.client);
-    }
+    const { binding, wasHolder } = this.bindings.unbind(connection);
+    if (binding && wasHolder && release && connection.admittedSinceBind)
+      this.journalRelease(binding.client);
     connection.admittedSinceBind = false;
+  }
+
+  /** An EVICTION no request asked for: the session a connection held ended or moved. */
+  private unaskedEviction(
+    client: ClientId,
+    epoch: number,
+    reason: EvictionReason,
+    commit = this.engine.commitOp,
+  ): Buffer {
+    return encodeFrame({
+      command: Command.Eviction,
+      operation: 0,
+      status: reason,
+      client,
+      session: epoch,
+      commit,
+      watermark: this.engine.table.get(client)?.watermark ?? 0,
+    });
   }
 
   private journalRelease(client: ClientId): void {
@@ -618,8 +625,11 @@ export class Gateway implements ConnectionHost, SessionGate {
 
   /** Sessions that ended at apply: their holders are told (EVICTED, LOGGED_OUT, EXPIRED) and unbound. */
   private afterApply(outcome: ApplyOutcome): void {
+    // Runs right after the submitter's callback for the same outcome.
     if (outcome.endedSessions.length > 0) {
-      for (const ended of outcome.endedSessions) this.endSession(ended, outcome);
+      const replyTarget =
+        this.answered?.op === outcome.entry.op ? this.answered.connection : undefined;
+      for (const ended of outcome.endedSessions) this.endSession(ended, outcome, replyTarget);
     }
     if (
       this.journalWaiters.length > 0 &&
@@ -629,28 +639,33 @@ export class Gateway implements ConnectionHost, SessionGate {
     }
   }
 
-  private endSession(ended: EndedSession, outcome: ApplyOutcome): void {
-    const holder = this.holders.get(ended.client);
-    if (!holder || holder.binding?.epoch !== ended.epoch) return;
-    const answeredByReply =
-      outcome.entry.kind === EntryKind.Logout && outcome.entry.client === ended.client;
-    if (!answeredByReply) {
-      holder.send(
-        encodeFrame({
-          command: Command.Eviction,
-          operation: 0,
-          status: ended.reason,
-          client: ended.client,
-          session: ended.epoch,
-          commit: outcome.entry.op,
-          watermark: ended.watermark,
-        }),
-      );
+  /**
+   * Every connection still bound to the ended session is told why (EVICTED,
+   * LOGGED_OUT, EXPIRED) and unbound, except the one a LOGOUT reply answers.
+   * The engine already released what the session held.
+   */
+  private endSession(
+    ended: EndedSession,
+    outcome: ApplyOutcome,
+    replyTarget: GatewayConnection | undefined,
+  ): void {
+    for (const connection of this.bindings.boundTo(ended.client)) {
+      if (connection !== replyTarget) {
+        connection.send(
+          encodeFrame({
+            command: Command.Eviction,
+            operation: 0,
+            status: ended.reason,
+            client: ended.client,
+            session: connection.binding?.epoch ?? ended.epoch,
+            commit: outcome.entry.op,
+            watermark: ended.watermark,
+          }),
+        );
+      }
+      this.bindings.unbind(connection);
+      connection.admittedSinceBind = false;
     }
-    // The engine already released what the session held.
-    holder.binding = undefined;
-    holder.admittedSinceBind = false;
-    this.holders.delete(ended.client);
   }
 
   // ----------------------------------------------------------------- helpers

@@ -14,6 +14,8 @@ export interface ServerConfig {
   readonly snapshotEvery: number;
   readonly maxConnections: number;
   readonly maxPendingEntries: number;
+  /** Sessions idle longer than this (journal time) expire; 0 = never. */
+  readonly sessionTtlMs: number;
   readonly logFormat: 'text' | 'json';
   readonly logLevel: LogLevelName;
 }
@@ -72,6 +74,13 @@ function options(): Option[] {
       .env('ONCE_MAX_PENDING')
       .default(65_536)
       .argParser(integer('max-pending', 1, 10_000_000)),
+    new Option(
+      '--session-ttl <duration>',
+      'expire sessions idle this long by journal time (ms, or with s/m/h/d; 0: never)',
+    )
+      .env('ONCE_SESSION_TTL')
+      .default(0)
+      .argParser(duration('session-ttl')),
     new Option('--log-format <format>', 'log line format')
       .env('ONCE_LOG_FORMAT')
       .default('text')
@@ -122,6 +131,7 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     snapshotEvery: raw.snapshotEvery as number,
     maxConnections: raw.maxConnections as number,
     maxPendingEntries: raw.maxPending as number,
+    sessionTtlMs: raw.sessionTtl as number,
     logFormat: raw.logFormat as ServerConfig['logFormat'],
     logLevel: raw.logLevel as LogLevelName,
   };
@@ -165,6 +175,28 @@ function bytes(name: string, min: number, max: number): (value: string) => numbe
     if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
       throw new InvalidArgumentError(
         `${name} must be a size from ${min} to ${max} bytes (e.g. 1048576 or 1MiB), got "${value}"`,
+      );
+    }
+    return parsed;
+  };
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  '': 1,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+function duration(name: string): (value: string) => number {
+  return (value) => {
+    const match = /^(\d+)\s*(ms|s|m|h|d)?$/i.exec(value.trim());
+    const parsed = match ? Number(match[1]) * DURATION_UNITS[(match[2] ?? '').toLowerCase()] : NaN;
+    if (!Number.isSafeInteger(parsed) || parsed < 0) {
+      throw new InvalidArgumentError(
+        `${name} must be a duration such as 0, 90000, 90s, 30m or 24h, got "${value}"`,
       );
     }
     return parsed;
