@@ -9,3 +9,5 @@ export {
   registrationOf,
 } from './raw-client';
 export { ServiceProcess, type ServiceProcessOptions, ServiceStartError } from './service-process';
+export { TcpProxy, type TcpProxyOptions } from './tcp-proxy';
+export { StaticAuthenticator } from './static-authenticator';

@@ -22,6 +22,13 @@ export interface ServiceProcessOptions {
   readonly readyTimeoutMs?: number;
   /** Repository root (for the default entry and the `@once/*` aliases). Default: found from this file. */
   readonly root?: string;
+  /**
+   * Instead of an entry: a service made of these NestJS modules (TypeScript or
+   * JavaScript files, by absolute path and export name) plus OnceModule.
+   */
+  readonly modules?: ReadonlyArray<{ readonly path: string; readonly export: string }>;
+  /** With `modules`: users of a static authenticator (ids 1, 2, … in this order). */
+  readonly users?: Readonly<Record<string, string>>;
 }
 
 export class ServiceStartError extends Error {
@@ -151,13 +158,22 @@ export class ServiceProcess {
     extraEnv: Readonly<Record<string, string>> = {},
   ): Promise<void> {
     const root = this.options.root ?? findRoot();
-    const entry = resolve(root, this.options.entry ?? 'dist/apps/server/src/main.js');
+    const entry = this.options.modules
+      ? join(__dirname, 'module-service.main.ts')
+      : resolve(root, this.options.entry ?? 'dist/apps/server/src/main.js');
+    const moduleEnv: Record<string, string> = this.options.modules
+      ? {
+          ONCE_TEST_MODULES: JSON.stringify(this.options.modules),
+          ...(this.options.users && { ONCE_TEST_USERS: JSON.stringify(this.options.users) }),
+        }
+      : {};
     const nodeArgs = entry.endsWith('.ts') ? ['-r', await typescriptHook(root)] : [];
     const child = spawn(process.execPath, [...nodeArgs, entry, ...(this.options.args ?? [])], {
       cwd: root,
       env: {
         ...process.env,
         ONCE_LOG_FORMAT: 'text',
+        ...moduleEnv,
         ...this.options.env,
         ...extraEnv,
         ONCE_DATA_DIR: this.dataDir,
