@@ -346,7 +346,9 @@ export class Engine {
     const operation = entry.kind === EntryKind.Logout ? Operation.Logout : Operation.Command;
     if (verdict === 'no-session' || verdict === 'session-too-low') {
       const reason =
-        verdict === 'session-too-low' ? EvictionReason.SessionTooLow : this.goneReason(entry.client);
+        verdict === 'session-too-low'
+          ? EvictionReason.SessionTooLow
+          : this.goneReason(entry.client);
       const reply = encodeFrame({
         command: Command.Eviction,
         operation,
@@ -715,6 +717,12 @@ export class Engine {
     }
     for (const unsubscribe of this.unsubscribeJournal) unsubscribe();
     this.unsubscribeJournal = [];
+    const { batches, entries } = this.journal.writeStats;
+    if (batches > 0) {
+      this.logger.log(
+        `journal: ${entries} entries in ${batches} synced batches since start (${(entries / batches).toFixed(1)} per batch)`,
+      );
+    }
     await this.journal.close();
     this.phaseValue = 'stopped';
     for (const listener of this.phaseListeners) listener('stopped');

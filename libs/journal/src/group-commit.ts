@@ -56,6 +56,8 @@ export class GroupCommit<TOperation> {
   #durableOp: number;
   #lastSubmittedOp: number;
   #pendingCount = 0;
+  #batchesWritten = 0;
+  #entriesWritten = 0;
   #failure: JournalFailedError | undefined;
   // Copy-on-write, so (un)subscribing from inside a listener is safe.
   #durableListeners: readonly DurableListener[] = [];
@@ -78,6 +80,11 @@ export class GroupCommit<TOperation> {
   /** Entries submitted whose write has not resolved (0 once failed). */
   get pendingCount(): number {
     return this.#pendingCount;
+  }
+
+  /** Synced batches and the entries in them, since this journal was opened. */
+  get writeStats(): { readonly batches: number; readonly entries: number } {
+    return { batches: this.#batchesWritten, entries: this.#entriesWritten };
   }
 
   /** Set by the first failed write; from then on every submit rejects with it. */
@@ -159,6 +166,8 @@ export class GroupCommit<TOperation> {
     const entries = group.entries;
     this.#durableOp = entries[entries.length - 1].op;
     this.#pendingCount -= entries.length;
+    this.#batchesWritten++;
+    this.#entriesWritten += entries.length;
     this.#writing = undefined;
     // Next group first: its fsync overlaps with the listeners below.
     if (this.#collecting !== undefined) this.#startWrite();

@@ -220,6 +220,11 @@ export class JournalStore {
     return this.#commit.pendingCount;
   }
 
+  /** Synced batches written, and the entries in them, since open (the group commit's effect). */
+  get writeStats(): { readonly batches: number; readonly entries: number } {
+    return this.#commit.writeStats;
+  }
+
   /** The {@link JournalFailedError} of the first failed write; the store is then dead. */
   get failed(): Error | undefined {
     return this.#commit.failure;
