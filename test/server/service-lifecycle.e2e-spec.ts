@@ -64,9 +64,15 @@ describe('given the reference service', () => {
       answered.push(frame);
     }
     expect(await exit).toBe(0);
-    // Whatever was admitted before the stop was answered, in order, and nothing else was applied.
-    const numbers = answered.map((frame) => frame.header.request);
-    expect(numbers).toEqual(numbers.map((_, index) => 2 + index));
+    // Every frame was answered, in order: committed ones OK, and once the stop
+    // began, NOT_READY (retry later) — never silence, never a gap.
+    expect(answered.map((frame) => frame.header.request)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const statuses = answered.map((frame) => frame.header.status as Status);
+    const committed = statuses.filter((status) => status === Status.Ok).length;
+    expect(statuses).toEqual([
+      ...Array<Status>(committed).fill(Status.Ok),
+      ...Array<Status>(8 - committed).fill(Status.NotReady),
+    ]);
     expect(service.logs).toMatch(/snapshot at op \d+ written/);
 
     await service.restart();

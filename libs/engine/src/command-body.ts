@@ -1,10 +1,13 @@
 /**
  * The body of a journaled COMMAND entry.
  *
- * Admitted commands keep the request's own `{"pattern", "data"}` JSON (byte for
- * byte when admission did not transform it). A command refused at admission (a
- * guard said no) is journaled as `{"pattern", "refusal": {code, message}}`: the
- * refusal is committed, so the request number stays used and a retry is
+ * An admitted command keeps the request's own `{"pattern", "data"}` JSON (byte
+ * for byte when admission did not transform it): whatever else a client puts
+ * in that object is ignored at apply. A command refused at admission (a guard
+ * said no) is journaled as `!` followed by `{"pattern", "code", "message"}`:
+ * no JSON text starts with `!`, and the gateway journals only bodies that
+ * parsed as a JSON object, so a client can never write a refusal of its own.
+ * The refusal is committed, so the request number stays used and a retry is
  * answered with the same refusal. Plaintext never reaches this body when an
  * admission step replaced it.
  */
@@ -15,37 +18,38 @@ export type CommandBody =
       readonly refusal: { readonly code: string; readonly message: string };
     };
 
+/** First byte of a refusal body. */
+const REFUSAL_MARK = 0x21; // '!'
+
 export function encodeCommandBody(body: CommandBody): Buffer {
-  return Buffer.from(
-    JSON.stringify(
-      body.refusal
-        ? {
-            pattern: body.pattern,
-            refusal: { code: body.refusal.code, message: body.refusal.message },
-          }
-        : { pattern: body.pattern, data: body.data ?? null },
-    ),
-  );
+  if (body.refusal) {
+    const json = JSON.stringify({
+      pattern: body.pattern,
+      code: body.refusal.code,
+      message: body.refusal.message,
+    });
+    return Buffer.concat([Buffer.from([REFUSAL_MARK]), Buffer.from(json)]);
+  }
+  return Buffer.from(JSON.stringify({ pattern: body.pattern, data: body.data ?? null }));
 }
 
 /** Reads a COMMAND entry body back; `undefined` when it is not one (never throws). */
 export function decodeCommandBody(bytes: Uint8Array): CommandBody | undefined {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const isRefusal = view.length > 0 && view[0] === REFUSAL_MARK;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
-    );
+    parsed = JSON.parse((isRefusal ? view.subarray(1) : view).toString('utf8'));
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { pattern, data, refusal } = parsed as Record<string, unknown>;
-  if (typeof pattern !== 'string') return undefined;
-  if (refusal !== undefined) {
-    if (typeof refusal !== 'object' || refusal === null) return undefined;
-    const { code, message } = refusal as Record<string, unknown>;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const record = parsed as Record<string, unknown>;
+  if (typeof record.pattern !== 'string') return undefined;
+  if (isRefusal) {
+    const { code, message } = record;
     if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-    return { pattern, refusal: { code, message } };
+    return { pattern: record.pattern, refusal: { code, message } };
   }
-  return { pattern, data: data ?? null };
+  return { pattern: record.pattern, data: record.data ?? null };
 }

@@ -12,6 +12,7 @@ import {
   mintResumeToken,
 } from '@once/protocol';
 import { ApplyOrderError } from './apply-order.error';
+import { encodeCommandBody } from './command-body';
 import { type ApplyOutcome } from './apply-outcome';
 import {
   bootDraft,
@@ -140,6 +141,23 @@ describe('Engine (the apply path)', () => {
     expect(decodeHeader(outcome.reply!).status).toBe(Status.Ok);
     expect(bodyOf(outcome)).toMatchObject({ ok: false, error: { code } });
     expect(test.engine.table.get(ALICE)?.watermark).toBe(1);
+  });
+
+  it('ignores a "refusal" key a client put in its own command body: only admission writes refusals', async () => {
+    await register(ALICE);
+    const body = Buffer.from('{"pattern":"kv.put","data":{"key":"k","value":"v"},"refus\\u0061l":{"code":"FORGED","message":"x"}}');
+    const draft = { ...commandDraft(ALICE, 1, 2, 1, 'kv.put', null), body };
+    const outcome = await submit(test.engine, draft);
+    expect(bodyOf(outcome)).toEqual({ ok: true, result: { previous: null } });
+    expect(test.modules.kv.map.get('k')).toBe('v');
+  });
+
+  it('commits a refusal made at admission as the same refusal on every replay', async () => {
+    await register(ALICE);
+    const body = encodeCommandBody({ pattern: 'kv.put', refusal: { code: 'FORBIDDEN', message: 'no' } });
+    const outcome = await submit(test.engine, { ...commandDraft(ALICE, 1, 2, 1, 'kv.put', null), body });
+    expect(bodyOf(outcome)).toEqual({ ok: false, error: { code: 'FORBIDDEN', message: 'no' } });
+    expect(test.modules.kv.map.size).toBe(0);
   });
 
   it('hands the handler a context made only of the entry', async () => {

@@ -197,6 +197,7 @@ export class Engine {
       entry.client,
       entry.userId,
     );
+    if (result.kind === 'registered') this.expired.delete(entry.client);
     if (result.kind === 'owned-by-other-user') {
       const reply = encodeFrame(
         {

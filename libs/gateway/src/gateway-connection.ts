@@ -24,6 +24,12 @@ export interface ConnectionHost {
  * journal queue) the socket is paused, so TCP slows the peer; nothing is
  * answered "busy".
  */
+/** A framing check failed at this point of the byte stream. */
+interface FramingFailure {
+  readonly status: number;
+  readonly message: string;
+}
+
 export class GatewayConnection implements ConnectionView {
   binding: SessionBinding | undefined;
   /** Whether a COMMAND was admitted on this connection since it was bound (it may hold connection-scoped state). */
@@ -31,9 +37,13 @@ export class GatewayConnection implements ConnectionView {
   readonly remote: string;
 
   private readonly decoder: FrameDecoder;
-  private readonly queue: Frame[] = [];
+  /** Frames in arrival order; a framing failure is queued after the frames before it. */
+  private readonly queue: Array<Frame | FramingFailure> = [];
   private processing = false;
   private corked = false;
+  /** False once a framing check failed or a close began: no more bytes are decoded. */
+  private reading = true;
+  /** A close began: no more frames are handled. */
   private closing = false;
   private closedValue = false;
 
@@ -86,41 +96,43 @@ export class GatewayConnection implements ConnectionView {
   /** Sends `frame`, then closes once it is flushed; reads nothing more. */
   sendAndClose(frame: Buffer): void {
     if (this.closedValue || this.closing) return;
+    this.stopIntake();
     this.closing = true;
-    this.queue.length = 0;
-    this.socket.pause();
     this.socket.end(frame);
-  }
-
-  /** Stops taking new frames (graceful stop); what is queued is dropped, the socket stays open for replies. */
-  stopReading(): void {
-    this.closing = true;
-    this.queue.length = 0;
-    this.socket.pause();
   }
 
   end(): void {
     if (this.closedValue) return;
+    this.stopIntake();
     this.closing = true;
     this.socket.end();
   }
 
   destroy(): void {
     if (this.closedValue) return;
+    this.stopIntake();
     this.closing = true;
     this.socket.destroy();
   }
 
+  private stopIntake(): void {
+    this.reading = false;
+    this.queue.length = 0;
+    this.socket.pause();
+  }
+
   private onData(chunk: Buffer): void {
-    if (this.closing) return;
+    if (!this.reading) return;
     this.decoder.push(chunk);
     for (;;) {
       const result = this.decoder.next();
       if (!result) break;
       if (result.kind === 'error') {
-        this.queue.length = 0;
-        this.host.handleBadFrame(this, result.status, result.message);
-        return;
+        // The frames before it are answered first; nothing after it is read.
+        this.queue.push({ status: result.status, message: result.message });
+        this.reading = false;
+        this.socket.pause();
+        break;
       }
       this.queue.push(result.frame);
     }
@@ -137,13 +149,17 @@ export class GatewayConnection implements ConnectionView {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0 && !this.closing) {
-        const frame = this.queue.shift()!;
-        const pending = this.host.handleFrame(this, frame);
+        const next = this.queue.shift()!;
+        if (!('header' in next)) {
+          this.host.handleBadFrame(this, next.status, next.message);
+          return;
+        }
+        const pending = this.host.handleFrame(this, next);
         if (pending) await pending;
       }
     } finally {
       this.processing = false;
-      if (!this.closing && this.socket.isPaused()) this.socket.resume();
+      if (this.reading && this.socket.isPaused()) this.socket.resume();
     }
   }
 
@@ -151,6 +167,7 @@ export class GatewayConnection implements ConnectionView {
     if (this.closedValue) return;
     this.closedValue = true;
     this.closing = true;
+    this.reading = false;
     this.queue.length = 0;
     this.host.handleClose(this);
   }

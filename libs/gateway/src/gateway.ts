@@ -4,7 +4,7 @@ import { type MessageHandler } from '@nestjs/microservices';
 import { type Socket } from 'node:net';
 import { lastValueFrom, type Observable } from 'rxjs';
 import { type ClientEntry } from '@once/client-table';
-import { type ApplyOutcome, type EndedSession, type Engine } from '@once/engine';
+import { type ApplyOutcome, type EndedSession, type Engine, encodeCommandBody } from '@once/engine';
 import { AdmissionTicket, type OnceRuntime, ONCE_PATTERN_KIND, RAW_PAYLOAD } from '@once/framework';
 import { EntryKind } from '@once/journal';
 import {
@@ -389,7 +389,8 @@ export class Gateway implements ConnectionHost, SessionGate {
   ): Promise<Buffer> {
     const { pattern, data } = request;
     const admission = { pattern, userId: binding.userId, client: binding.client };
-    const rawBody = frame.body.includes('"refusal"') ? undefined : frame.body;
+    // The request's own JSON (an object: parseRequest said so) is journaled as sent.
+    const rawBody = frame.body;
     const handler = this.handlers.getHandlerByPattern(pattern);
     if (
       !handler ||
@@ -719,8 +720,9 @@ export class Gateway implements ConnectionHost, SessionGate {
    * commit and their replies are written; then every connection closes.
    */
   async stop(): Promise<void> {
+    // Frames keep being read and are answered NOT_READY (retry later) while
+    // what was admitted commits and is answered.
     this.stopping = true;
-    for (const connection of this.connections.values()) connection.stopReading();
     while (this.engine.journal.pendingCount > 0 && this.engine.phase !== 'failed') {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -731,7 +733,7 @@ export class Gateway implements ConnectionHost, SessionGate {
 }
 
 function refusalBody(pattern: string, code: string, message: string): Buffer {
-  return Buffer.from(JSON.stringify({ pattern, refusal: { code, message } }));
+  return encodeCommandBody({ pattern, refusal: { code, message } });
 }
 
 /** A NestJS pipeline error (after exception filters) as a refusal code and message. */

@@ -1,0 +1,23 @@
+import { OnceError } from './once.error';
+
+/**
+ * The handler refused the request: the reply body was
+ * `{"ok":false,"error":{"code","message"}}`. `code` is the handler's own code
+ * (ACCOUNT_NOT_FOUND, INSUFFICIENT_FUNDS, UNKNOWN_PATTERN, ...), not a protocol
+ * status.
+ *
+ * For a command the refusal is committed: the request number is used up, and a
+ * retry of the same request gets the same refusal. Queries use the same class
+ * for their handler's refusals.
+ */
+export class CommandRefusedError extends OnceError {
+  override readonly name = 'CommandRefusedError';
+
+  constructor(
+    code: string,
+    message: string,
+    readonly pattern: string,
+  ) {
+    super(code, message);
+  }
+}

@@ -1,0 +1,12 @@
+import { Status } from '@once/protocol';
+import { ProtocolStatusError } from './protocol-status.error';
+
+/** NOT_READY: The node is replaying its journal or stopping. The SDK retries the same frames after a backoff delay; callers see it only in diagnostics. */
+export class NotReadyError extends ProtocolStatusError {
+  override readonly name = 'NotReadyError';
+  declare readonly code: 'NOT_READY';
+
+  constructor(message: string) {
+    super(Status.NotReady, message);
+  }
+}

@@ -1,0 +1,39 @@
+import { type ClientId } from '@once/protocol';
+
+/** How a session was bound again after a disconnect. */
+export type ResumeHow = 'token' | 'register';
+
+/**
+ * What `OnceClient.events$` reports. Informational: the SDK has already acted
+ * on each (reconnected, resent, failed what was in doubt) when it is emitted.
+ */
+export type OnceClientEvent =
+  /** A connection is bound to a new session (first connect, or after a lost session). */
+  | { readonly type: 'connected'; readonly clientId: ClientId; readonly epoch: number }
+  /**
+   * A connection is bound to the session this client already held: by implicit
+   * rebind with the resume token, or by REGISTER with the same client id (the
+   * epoch then moved).
+   */
+  | {
+      readonly type: 'resumed';
+      readonly how: ResumeHow;
+      readonly clientId: ClientId;
+      readonly epoch: number;
+    }
+  /** The connection is gone; `reason` says why. The session is not (it is resumed). */
+  | { readonly type: 'disconnected'; readonly reason: string }
+  /** A reconnect attempt (1-based, consecutive) starts after `delayMs`. */
+  | { readonly type: 'reconnecting'; readonly attempt: number; readonly delayMs: number }
+  /**
+   * The node ended the session (eviction reason name, or an SDK reason such as
+   * SESSION_RESET). `requests` are the in-doubt request numbers, each failed
+   * with OutcomeUnknownError; commands never sent continue under a fresh
+   * session (new client id, numbering from 1).
+   */
+  | {
+      readonly type: 'session-lost';
+      readonly reason: string;
+      readonly clientId: ClientId;
+      readonly requests: readonly number[];
+    };

@@ -1,0 +1,194 @@
+import { type ClientId, DEFAULT_MAX_FRAME_BYTES, isClientId, ZERO_CLIENT_ID } from '@once/protocol';
+import { type BackoffSettings } from './backoff';
+import { InvalidOptionsError } from './errors/invalid-options.error';
+
+/** Reconnect backoff; see {@link Backoff} for the exact formula. */
+export interface ReconnectOptions {
+  /** Delay before the first reconnect attempt, ms. Default 50. */
+  initialDelayMs?: number;
+  /** Cap of every delay, jitter included, ms. Default 2000. */
+  maxDelayMs?: number;
+  /** Growth per attempt (≥ 1). Default 2. */
+  factor?: number;
+  /** Relative spread in [0, 1]. Default 0.2. */
+  jitter?: number;
+  /**
+   * Consecutive failed attempts before the client gives up (every pending
+   * request then fails, in-doubt ones with OutcomeUnknownError). Default
+   * Infinity. A successful bind resets the count.
+   */
+  maxAttempts?: number;
+}
+
+/** Options of {@link OnceClient.connect}. */
+export interface OnceClientOptions {
+  /** The node's address. Default '127.0.0.1'. */
+  host?: string;
+  /** The node's TCP port. Required. */
+  port: number;
+  /** Credentials of the REGISTER (kept: every resume by REGISTER needs them again). */
+  username: string;
+  password: string;
+  /**
+   * The client id of the session. Default: a random one. An existing session
+   * of the same user under this id is resumed, and numbering continues after
+   * its watermark. Ignored (must match, if given) when `identityFile` exists.
+   */
+  clientId?: ClientId;
+  /**
+   * Path of a file that keeps the identity and the in-doubt commands across
+   * process crashes. Default: none (a crash of this process leaves its
+   * in-doubt commands unsettled). Only one live client may use a file.
+   */
+  identityFile?: string;
+  /**
+   * Commands sent and not yet answered, at most. Default 8: the node's
+   * default ring, so that every in-doubt command is still in the node's reply
+   * cache when it is resent (above the node's ring, a retry may be answered
+   * ALREADY_APPLIED). The node itself never admits more than its ring.
+   */
+  maxInFlight?: number;
+  /**
+   * Commands accepted but not yet sent, at most. Default 1024. Beyond it a
+   * command waits for room before it is queued (backpressure).
+   */
+  maxQueued?: number;
+  /**
+   * Per-request timeout of the caller's promise, from the call, ms. Default
+   * 30000; 0 = none. A timeout never withdraws a command that was sent (see
+   * RequestTimeoutError). It also bounds how long `close()` waits.
+   */
+  requestTimeoutMs?: number;
+  reconnect?: ReconnectOptions;
+  /**
+   * Bound of one connection attempt, TCP connect and the session bind
+   * (REGISTER or resume) together, ms. Default 5000.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Largest request frame (header + body) the node accepts, bytes. Default
+   * 1 MiB, the node's default `max_frame`. Larger requests are refused
+   * locally (InvalidPayloadError) instead of making the node close the connection.
+   */
+  maxFrameBytes?: number;
+}
+
+/** The options with every default filled in. */
+export interface ResolvedOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly username: string;
+  readonly password: string;
+  readonly clientId: ClientId | undefined;
+  readonly identityFile: string | undefined;
+  readonly maxInFlight: number;
+  readonly maxQueued: number;
+  readonly requestTimeoutMs: number;
+  readonly reconnect: BackoffSettings & { readonly maxAttempts: number };
+  readonly connectTimeoutMs: number;
+  readonly maxFrameBytes: number;
+}
+
+export const DEFAULT_OPTIONS = {
+  host: '127.0.0.1',
+  maxInFlight: 8,
+  maxQueued: 1024,
+  requestTimeoutMs: 30_000,
+  connectTimeoutMs: 5_000,
+  maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+  reconnect: {
+    initialDelayMs: 50,
+    maxDelayMs: 2_000,
+    factor: 2,
+    jitter: 0.2,
+    maxAttempts: Number.POSITIVE_INFINITY,
+  },
+} as const;
+
+/** Fills in the defaults and validates; throws {@link InvalidOptionsError} naming the first bad option. */
+export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionsError('options must be an object');
+  }
+  const host = options.host ?? DEFAULT_OPTIONS.host;
+  if (typeof host !== 'string' || host.length === 0) fail('host', host, 'a non-empty string');
+  const port = options.port;
+  if (!isInteger(port, 1, 65_535)) fail('port', port, 'an integer in 1..65535');
+  if (typeof options.username !== 'string') fail('username', options.username, 'a string');
+  if (typeof options.password !== 'string') fail('password', options.password, 'a string');
+  const clientId = options.clientId;
+  if (clientId !== undefined && (!isClientId(clientId) || clientId === ZERO_CLIENT_ID)) {
+    fail('clientId', clientId, 'a non-zero client id (32 lowercase hex digits)');
+  }
+  const identityFile = options.identityFile;
+  if (identityFile !== undefined && (typeof identityFile !== 'string' || identityFile === '')) {
+    fail('identityFile', identityFile, 'a non-empty path');
+  }
+  const maxInFlight = options.maxInFlight ?? DEFAULT_OPTIONS.maxInFlight;
+  if (!isInteger(maxInFlight, 1, 1_000_000)) fail('maxInFlight', maxInFlight, 'an integer ≥ 1');
+  const maxQueued = options.maxQueued ?? DEFAULT_OPTIONS.maxQueued;
+  if (!isInteger(maxQueued, 1, Number.MAX_SAFE_INTEGER)) {
+    fail('maxQueued', maxQueued, 'an integer ≥ 1');
+  }
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_OPTIONS.requestTimeoutMs;
+  if (!isInteger(requestTimeoutMs, 0, 2 ** 31 - 1)) {
+    fail('requestTimeoutMs', requestTimeoutMs, 'an integer ≥ 0 (0: none)');
+  }
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_OPTIONS.connectTimeoutMs;
+  if (!isInteger(connectTimeoutMs, 1, 2 ** 31 - 1)) {
+    fail('connectTimeoutMs', connectTimeoutMs, 'an integer ≥ 1');
+  }
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_OPTIONS.maxFrameBytes;
+  if (!isInteger(maxFrameBytes, 129, 2 ** 32 - 1)) {
+    fail('maxFrameBytes', maxFrameBytes, 'an integer in 129..2^32-1');
+  }
+  const given = options.reconnect ?? {};
+  const defaults = DEFAULT_OPTIONS.reconnect;
+  const reconnect = {
+    initialDelayMs: given.initialDelayMs ?? defaults.initialDelayMs,
+    maxDelayMs: given.maxDelayMs ?? defaults.maxDelayMs,
+    factor: given.factor ?? defaults.factor,
+    jitter: given.jitter ?? defaults.jitter,
+    maxAttempts: given.maxAttempts ?? defaults.maxAttempts,
+  };
+  if (!isFiniteAtLeast(reconnect.initialDelayMs, 0)) {
+    fail('reconnect.initialDelayMs', reconnect.initialDelayMs, 'a number ≥ 0');
+  }
+  if (!isFiniteAtLeast(reconnect.maxDelayMs, reconnect.initialDelayMs)) {
+    fail('reconnect.maxDelayMs', reconnect.maxDelayMs, 'a number ≥ reconnect.initialDelayMs');
+  }
+  if (!isFiniteAtLeast(reconnect.factor, 1)) fail('reconnect.factor', reconnect.factor, '≥ 1');
+  if (!isFiniteAtLeast(reconnect.jitter, 0) || reconnect.jitter > 1) {
+    fail('reconnect.jitter', reconnect.jitter, 'a number in [0, 1]');
+  }
+  const attempts = reconnect.maxAttempts;
+  if (!(attempts === Number.POSITIVE_INFINITY || isInteger(attempts, 1, Number.MAX_SAFE_INTEGER))) {
+    fail('reconnect.maxAttempts', attempts, 'an integer ≥ 1 or Infinity');
+  }
+  return {
+    host,
+    port,
+    username: options.username,
+    password: options.password,
+    clientId,
+    identityFile,
+    maxInFlight,
+    maxQueued,
+    requestTimeoutMs,
+    reconnect,
+    connectTimeoutMs,
+    maxFrameBytes,
+  };
+}
+
+function isInteger(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+function isFiniteAtLeast(value: unknown, min: number): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min;
+}
+
+function fail(name: string, value: unknown, expected: string): never {
+  throw new InvalidOptionsError(`option ${name} must be ${expected}, got ${String(value)}`);
+}

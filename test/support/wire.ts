@@ -1,0 +1,316 @@
+import {
+  type ClientId,
+  Command,
+  EVICTION_REASON_NAMES,
+  type EvictionReason,
+  type Frame,
+  HEADER_SIZE,
+  MAGIC,
+  Offset,
+  Operation,
+  PROTOCOL_VERSION,
+  STATUS_NAMES,
+  type Status,
+  checksum,
+  decodeHeader,
+  encodeFrame,
+  randomClientId,
+} from '@once/protocol';
+import {
+  RawClient,
+  RawClientClosedError,
+  type Registration,
+  type RequestFields,
+  ServiceProcess,
+  bodyJson,
+  registrationOf,
+} from '@once/testing';
+
+/**
+ * Shared helpers of the gateway e2e tests: starting the reference service,
+ * building request bytes (also deliberately broken ones), and asserting an
+ * answer's header field by field against PROTOCOL.md.
+ */
+
+export const ADMIN_PASSWORD = 'e2e-admin-pw';
+
+/** The built reference service on port 0 and a fresh data directory. */
+export function startService(env: Readonly<Record<string, string>> = {}): Promise<ServiceProcess> {
+  return ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env } });
+}
+
+/** Connections opened by a test file, destroyed together at its end. */
+export class Connections {
+  private readonly open: RawClient[] = [];
+
+  constructor(private readonly port: () => number) {}
+
+  async connect(): Promise<RawClient> {
+    const client = await RawClient.connect(this.port());
+    this.open.push(client);
+    return client;
+  }
+
+  destroyAll(): void {
+    for (const client of this.open.splice(0)) client.destroy();
+  }
+}
+
+/** The bytes of a request frame (`command` REQUEST unless given). */
+export function requestBytes(fields: RequestFields, body?: Uint8Array | string): Buffer {
+  return encodeFrame({ command: Command.Request, ...fields }, body);
+}
+
+/** A COMMAND body as PROTOCOL.md asks: `{"pattern": s, "data": any}`. */
+export function commandBody(pattern: string, data: unknown): string {
+  return JSON.stringify({ pattern, data });
+}
+
+/** Recomputes `checksum_body` and then the header `checksum` of `frame`, in place. */
+export function reseal(frame: Buffer): Buffer {
+  checksum(frame.subarray(HEADER_SIZE)).copy(frame, Offset.checksumBody);
+  return resealHeader(frame);
+}
+
+/** Recomputes only the header `checksum` (bytes 16..127), in place. */
+export function resealHeader(frame: Buffer): Buffer {
+  checksum(frame.subarray(Offset.checksumBody, HEADER_SIZE)).copy(frame, Offset.checksum);
+  return frame;
+}
+
+/** A fresh account name, so that tests sharing a service never collide. */
+export function accountName(prefix = 'acc'): string {
+  return `${prefix}-${randomClientId().slice(0, 12)}`;
+}
+
+/** What `status` means, by name, for readable failure messages. */
+function statusName(command: number, status: number): string {
+  const names: Readonly<Record<number, string>> =
+    (command as Command) === Command.Eviction ? EVICTION_REASON_NAMES : STATUS_NAMES;
+  return names[status] ?? `unknown ${status}`;
+}
+
+export interface AnswerExpectation {
+  readonly command: Command.Reply | Command.Eviction;
+  readonly status: Status | EvictionReason;
+  /** The header `session` when it is not the request's echo (a REGISTER reply). */
+  readonly session?: number;
+  /** Checked when given. */
+  readonly op?: number;
+  readonly commit?: number;
+  readonly watermark?: number;
+  /** A replicated reply carries a journal timestamp; every other answer carries 0. Default false. */
+  readonly replicated?: boolean;
+}
+
+/**
+ * Asserts that `answer` is the REPLY or EVICTION answering the request whose
+ * bytes were `request`: magic, version and size well-formed, `operation`,
+ * `client`, `session` and `request` echoed byte for byte, `request_checksum`
+ * the request's `checksum_body` on a REPLY and 16 zero bytes on an EVICTION,
+ * the reserved field 0, and the counters the expectation names.
+ */
+export function expectAnswerTo(answer: Frame, request: Buffer, expected: AnswerExpectation): void {
+  const header = answer.header;
+  const asked = decodeHeader(request);
+  const actual = {
+    magic: header.magic,
+    version: header.version,
+    size: header.size,
+    reserved: header.reserved,
+    command: header.command,
+    operation: header.operation,
+    status: statusName(header.command, header.status),
+    client: header.client,
+    session: header.session,
+    request: header.request,
+    requestChecksum: header.resumeToken.toString('hex'),
+    op: header.op,
+    commit: header.commit,
+    timestamp: header.timestamp === 0n ? 'zero' : 'a journal timestamp',
+    watermark: header.watermark,
+  };
+  const wanted = {
+    magic: MAGIC,
+    version: PROTOCOL_VERSION,
+    size: answer.raw.length,
+    reserved: 0,
+    command: expected.command,
+    operation: asked.operation,
+    status: statusName(expected.command, expected.status),
+    client: asked.client,
+    session: expected.session ?? asked.session,
+    request: asked.request,
+    requestChecksum:
+      expected.command === Command.Reply
+        ? asked.checksumBody.toString('hex')
+        : Buffer.alloc(16).toString('hex'),
+    op: expected.op ?? actual.op,
+    commit: expected.commit ?? actual.commit,
+    timestamp: expected.replicated ? 'a journal timestamp' : 'zero',
+    watermark: expected.watermark ?? actual.watermark,
+  };
+  expect(actual).toEqual(wanted);
+  if (expected.session === undefined) {
+    // Echoed as raw bytes, not just as equal numbers.
+    expect(answer.raw.subarray(Offset.client, Offset.resumeToken)).toEqual(
+      request.subarray(Offset.client, Offset.resumeToken),
+    );
+  }
+}
+
+export interface UnaskedEvictionExpectation {
+  readonly reason: EvictionReason;
+  readonly client: ClientId;
+  readonly session: number;
+  readonly commit?: number;
+  readonly watermark?: number;
+}
+
+/** Asserts an EVICTION that answers no request: the session it names and why it ended. */
+export function expectUnaskedEviction(frame: Frame, expected: UnaskedEvictionExpectation): void {
+  const header = frame.header;
+  const actual = {
+    command: header.command,
+    status: statusName(header.command, header.status),
+    client: header.client,
+    session: header.session,
+    requestChecksum: header.resumeToken.toString('hex'),
+    op: header.op,
+    commit: header.commit,
+    timestamp: header.timestamp,
+    watermark: header.watermark,
+  };
+  expect(actual).toEqual({
+    command: Command.Eviction,
+    status: statusName(Command.Eviction, expected.reason),
+    client: expected.client,
+    session: expected.session,
+    requestChecksum: Buffer.alloc(16).toString('hex'),
+    op: 0,
+    commit: expected.commit ?? actual.commit,
+    timestamp: 0n,
+    watermark: expected.watermark ?? actual.watermark,
+  });
+}
+
+/** The node's highest committed op, as a PING on `client` reports it. */
+export async function pingCommit(client: RawClient): Promise<number> {
+  const reply = await client.ping();
+  return (bodyJson(reply) as { commit: number }).commit;
+}
+
+/** Resolves when the node closed `client`; fails after `ms` instead of hanging the test. */
+export async function closedWithin(client: RawClient, ms = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the node did not close within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([client.whenClosed(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The one frame the node sends before it closes the connection; fails if a second one came. */
+export async function onlyFrameThenClosed(client: RawClient): Promise<Frame> {
+  const frame = await client.next();
+  await closedWithin(client);
+  await expect(client.next()).rejects.toBeInstanceOf(RawClientClosedError);
+  return frame;
+}
+
+/** The next `count` frames, in arrival order. */
+export async function nextFrames(client: RawClient, count: number): Promise<Frame[]> {
+  const frames: Frame[] = [];
+  for (let i = 0; i < count; i++) frames.push(await client.next());
+  return frames;
+}
+
+/** A session held by one connection, numbering its requests the way a client must. */
+export class TestSession {
+  /** The next request number. */
+  next = 1;
+
+  private constructor(
+    readonly connection: RawClient,
+    readonly client: ClientId,
+    readonly registration: Registration,
+    /** The REGISTER reply. */
+    readonly registered: Frame,
+    /** The REGISTER request's bytes. */
+    readonly registerRequest: Buffer,
+  ) {}
+
+  /** REGISTERs `client` on `connection` (the connection is bound once the reply arrived). */
+  static async open(
+    connection: RawClient,
+    options: { client?: ClientId; username?: string; password?: string } = {},
+  ): Promise<TestSession> {
+    const client = options.client ?? randomClientId();
+    const registerRequest = requestBytes(
+      { operation: Operation.Register, client },
+      JSON.stringify({
+        username: options.username ?? 'admin',
+        password: options.password ?? ADMIN_PASSWORD,
+      }),
+    );
+    connection.write(registerRequest);
+    const registered = await connection.next();
+    if (registered.header.status !== 0) {
+      throw new Error(
+        `REGISTER refused: status ${registered.header.status} ${registered.body.toString('utf8')}`,
+      );
+    }
+    return new TestSession(
+      connection,
+      client,
+      registrationOf(registered),
+      registered,
+      registerRequest,
+    );
+  }
+
+  get epoch(): number {
+    return this.registration.epoch;
+  }
+
+  get token(): Buffer {
+    return this.registration.resumeToken;
+  }
+
+  /** The bytes of a COMMAND of this session (with its resume token); does not advance `next`. */
+  commandBytes(pattern: string, data: unknown, request = this.next, session = this.epoch): Buffer {
+    return requestBytes(
+      {
+        operation: Operation.Command,
+        client: this.client,
+        session,
+        request,
+        resumeToken: this.token,
+      },
+      commandBody(pattern, data),
+    );
+  }
+
+  /** Sends the next COMMAND on `connection` (default: the session's own) and returns its answer. */
+  async command(
+    pattern: string,
+    data: unknown,
+    connection: RawClient = this.connection,
+  ): Promise<{ request: Buffer; reply: Frame }> {
+    const request = this.commandBytes(pattern, data);
+    this.next++;
+    connection.write(request);
+    return { request, reply: await connection.next() };
+  }
+
+  /** The bytes of a QUERY of this session. */
+  queryBytes(pattern: string, data: unknown): Buffer {
+    return requestBytes(
+      { operation: Operation.Query, client: this.client, session: this.epoch },
+      commandBody(pattern, data),
+    );
+  }
+}
