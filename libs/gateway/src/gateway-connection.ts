@@ -32,8 +32,6 @@ interface FramingFailure {
 
 export class GatewayConnection implements ConnectionView {
   binding: SessionBinding | undefined;
-  /** Whether a COMMAND was admitted on this connection since it was bound (it may hold connection-scoped state). */
-  admittedSinceBind = false;
   readonly remote: string;
 
   private readonly decoder: FrameDecoder;

@@ -275,7 +275,7 @@ export class Gateway implements ConnectionHost, SessionGate {
       const refused = this.runSessionGuards(context);
       if (refused) return this.refuse(connection, frame, refused);
       entry = this.engine.table.get(client)!;
-      const highest = this.flights.highestAdmitted(client, entry.watermark);
+      const highest = this.flights.highestAdmitted(client, session, entry.watermark);
       const check = this.engine.table.check(client, session, number, checksumBody, highest);
       switch (check.kind) {
         case 'duplicate':
@@ -298,7 +298,7 @@ export class Gateway implements ConnectionHost, SessionGate {
             check.watermark,
           );
         case 'in-flight': {
-          const inFlight = this.flights.inFlight(client, number);
+          const inFlight = this.flights.inFlight(client, session, number);
           if (inFlight && !inFlight.checksum.equals(checksumBody)) {
             return this.answer(
               connection,
@@ -349,8 +349,7 @@ export class Gateway implements ConnectionHost, SessionGate {
 
     const binding = connection.binding!;
     const checksum = Buffer.from(checksumBody);
-    this.flights.admit(client, number, checksum, connection);
-    if (request.operation === Operation.Command) connection.admittedSinceBind = true;
+    this.flights.admit(client, session, number, checksum, connection);
     await this.flights.serialize(client, async () => {
       const body =
         request.operation === Operation.Command
@@ -370,7 +369,7 @@ export class Gateway implements ConnectionHost, SessionGate {
           body,
         },
         (outcome) => this.afterReplicated(connection, outcome),
-        () => this.flights.settle(client, number),
+        () => this.flights.settle(client, session, number),
       );
     });
   }
@@ -430,7 +429,7 @@ export class Gateway implements ConnectionHost, SessionGate {
 
   private afterReplicated(origin: GatewayConnection, outcome: ApplyOutcome): void {
     const { entry } = outcome;
-    this.flights.settle(entry.client, entry.request);
+    this.flights.settle(entry.client, entry.session, entry.request);
     if (!outcome.reply) return;
     const target = this.replyTarget(entry.client, entry.session, origin);
     if (!target) return; // Nobody holds the session now: a retry gets the cached reply.
@@ -574,18 +573,17 @@ export class Gateway implements ConnectionHost, SessionGate {
   private bind(connection: GatewayConnection, binding: SessionBinding): void {
     if (connection.binding) this.unbind(connection, connection.binding.client !== binding.client);
     this.bindings.bind(connection, binding);
-    connection.admittedSinceBind = false;
   }
 
   /**
-   * Unbinds `connection`. With `release`, and if it held its session and may
-   * hold connection-scoped state, a release is journaled.
+   * Unbinds `connection`. With `release`, if it held its session, what the
+   * session held while this connection lived is released by a journaled
+   * entry — queued behind the session's admissions still on their way to the
+   * journal, so a command sent just before the connection ended is released too.
    */
   private unbind(connection: GatewayConnection, release: boolean): void {
     const { binding, wasHolder } = this.bindings.unbind(connection);
-    if (binding && wasHolder && release && connection.admittedSinceBind)
-      this.journalRelease(binding.client);
-    connection.admittedSinceBind = false;
+    if (binding && wasHolder && release) this.journalRelease(binding.client);
   }
 
   /** An EVICTION no request asked for: the session a connection held ended or moved. */
@@ -607,12 +605,14 @@ export class Gateway implements ConnectionHost, SessionGate {
   }
 
   private journalRelease(client: ClientId): void {
-    if (!this.engine.ready) return; // At the next boot, the BOOT entry releases everything.
-    try {
-      this.engine.submitRelease(client);
-    } catch (error) {
-      this.logger.warn(`release of client ${client} not journaled: ${String(error)}`);
-    }
+    void this.flights.serialize(client, () => {
+      if (!this.engine.ready) return; // At the next boot, the BOOT entry releases everything.
+      try {
+        this.engine.submitRelease(client);
+      } catch (error) {
+        this.logger.warn(`release of client ${client} not journaled: ${String(error)}`);
+      }
+    });
   }
 
   handleClose(connection: GatewayConnection): void {
@@ -665,7 +665,6 @@ export class Gateway implements ConnectionHost, SessionGate {
         );
       }
       this.bindings.unbind(connection);
-      connection.admittedSinceBind = false;
     }
   }
 

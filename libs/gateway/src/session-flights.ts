@@ -2,6 +2,9 @@ import { type ClientId } from '@once/protocol';
 
 /** A request admitted to the journal whose outcome has not been applied yet. */
 export interface InFlightRequest<Origin> {
+  /** The epoch it was admitted under. */
+  readonly epoch: number;
+  readonly request: number;
   /** `checksum_body` of the request (an own copy, not a view of a socket chunk). */
   readonly checksum: Buffer;
   /** The connection it arrived on (the reply goes to the session's holder when it commits). */
@@ -9,52 +12,63 @@ export interface InFlightRequest<Origin> {
 }
 
 class SessionFlight<Origin> {
-  highestAdmitted = 0;
-  readonly requests = new Map<number, InFlightRequest<Origin>>();
+  /** Keyed by `epoch:request`: after a REGISTER, a number may be in flight under the old and the new epoch. */
+  readonly requests = new Map<string, InFlightRequest<Origin>>();
   readonly capacityWaiters: Array<() => void> = [];
-  /** Admissions of one session go to the journal in request order, even across connections. */
+  /** Journal submissions of one session happen in order, even across connections. */
   tail: Promise<void> = Promise.resolve();
+  pendingSerialized = 0;
 }
+
+const key = (epoch: number, request: number) => `${epoch}:${request}`;
 
 /**
  * Per session: the requests admitted but not yet applied. The client table
  * knows only what applied; this is the rest of the preflight ("next expected"
  * is one more than the highest admitted, not the watermark).
  *
- * Invariant: a flight exists only while it has requests in flight or
- * admissions waiting; an idle session costs nothing here.
+ * A request admitted under an epoch that a later REGISTER replaced will be
+ * refused when it applies (fenced), so it neither counts as "in flight" nor
+ * raises "next expected" for requests of the new epoch: a client that
+ * resumed by REGISTER resends it under the new epoch and that one is admitted.
+ *
+ * Invariant: a flight exists only while it has requests in flight or work
+ * queued; an idle session costs nothing here.
  */
 export class SessionFlights<Origin> {
   private readonly flights = new Map<ClientId, SessionFlight<Origin>>();
 
-  /** Highest request number admitted for `client`, given the table's watermark. */
-  highestAdmitted(client: ClientId, watermark: number): number {
+  /** Highest request number admitted for (`client`, `epoch`), given the table's watermark. */
+  highestAdmitted(client: ClientId, epoch: number, watermark: number): number {
     const flight = this.flights.get(client);
-    return flight && flight.requests.size > 0
-      ? Math.max(flight.highestAdmitted, watermark)
-      : watermark;
+    let highest = watermark;
+    if (flight) {
+      for (const inFlight of flight.requests.values()) {
+        if (inFlight.epoch === epoch && inFlight.request > highest) highest = inFlight.request;
+      }
+    }
+    return highest;
   }
 
-  inFlight(client: ClientId, request: number): InFlightRequest<Origin> | undefined {
-    return this.flights.get(client)?.requests.get(request);
+  inFlight(client: ClientId, epoch: number, request: number): InFlightRequest<Origin> | undefined {
+    return this.flights.get(client)?.requests.get(key(epoch, request));
   }
 
+  /** Requests of `client` in flight, whatever their epoch (they all occupy the journal queue). */
   count(client: ClientId): number {
     return this.flights.get(client)?.requests.size ?? 0;
   }
 
-  /** Marks `request` admitted; from now on a retry of it is "in flight". */
-  admit(client: ClientId, request: number, checksum: Buffer, origin: Origin): void {
-    const flight = this.flightOf(client);
-    flight.requests.set(request, { checksum, origin });
-    if (request > flight.highestAdmitted) flight.highestAdmitted = request;
+  /** Marks `request` admitted under `epoch`; from now on a retry of it is "in flight". */
+  admit(client: ClientId, epoch: number, request: number, checksum: Buffer, origin: Origin): void {
+    this.flightOf(client).requests.set(key(epoch, request), { epoch, request, checksum, origin });
   }
 
   /** Its outcome applied (or it never reached the journal): frees a place in the session's pipeline. */
-  settle(client: ClientId, request: number): void {
+  settle(client: ClientId, epoch: number, request: number): void {
     const flight = this.flights.get(client);
     if (!flight) return;
-    flight.requests.delete(request);
+    flight.requests.delete(key(epoch, request));
     flight.capacityWaiters.shift()?.();
     this.dropIfIdle(client, flight);
   }
@@ -66,10 +80,17 @@ export class SessionFlights<Origin> {
     return new Promise((resolve) => flight.capacityWaiters.push(resolve));
   }
 
-  /** Runs `admission` after the session's previous admissions reached the journal. */
-  serialize(client: ClientId, admission: () => Promise<void>): Promise<void> {
+  /**
+   * Runs `work` after the session's earlier serialized work (admissions,
+   * releases) reached the journal, so the journal sees them in that order.
+   */
+  serialize(client: ClientId, work: () => void | Promise<void>): Promise<void> {
     const flight = this.flightOf(client);
-    const run = flight.tail.then(admission);
+    flight.pendingSerialized++;
+    const run = flight.tail.then(work).finally(() => {
+      flight.pendingSerialized--;
+      this.dropIfIdle(client, flight);
+    });
     flight.tail = run.catch(() => undefined);
     return run;
   }
@@ -81,8 +102,14 @@ export class SessionFlights<Origin> {
   }
 
   private dropIfIdle(client: ClientId, flight: SessionFlight<Origin>): void {
-    if (flight.requests.size === 0 && flight.capacityWaiters.length === 0)
+    if (
+      flight.requests.size === 0 &&
+      flight.capacityWaiters.length === 0 &&
+      flight.pendingSerialized === 0 &&
+      this.flights.get(client) === flight
+    ) {
       this.flights.delete(client);
+    }
   }
 
   get sessionsInFlight(): number {
