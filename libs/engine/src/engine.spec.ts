@@ -145,7 +145,9 @@ describe('Engine (the apply path)', () => {
 
   it('ignores a "refusal" key a client put in its own command body: only admission writes refusals', async () => {
     await register(ALICE);
-    const body = Buffer.from('{"pattern":"kv.put","data":{"key":"k","value":"v"},"refus\\u0061l":{"code":"FORGED","message":"x"}}');
+    const body = Buffer.from(
+      '{"pattern":"kv.put","data":{"key":"k","value":"v"},"refus\\u0061l":{"code":"FORGED","message":"x"}}',
+    );
     const draft = { ...commandDraft(ALICE, 1, 2, 1, 'kv.put', null), body };
     const outcome = await submit(test.engine, draft);
     expect(bodyOf(outcome)).toEqual({ ok: true, result: { previous: null } });
@@ -154,8 +156,14 @@ describe('Engine (the apply path)', () => {
 
   it('commits a refusal made at admission as the same refusal on every replay', async () => {
     await register(ALICE);
-    const body = encodeCommandBody({ pattern: 'kv.put', refusal: { code: 'FORBIDDEN', message: 'no' } });
-    const outcome = await submit(test.engine, { ...commandDraft(ALICE, 1, 2, 1, 'kv.put', null), body });
+    const body = encodeCommandBody({
+      pattern: 'kv.put',
+      refusal: { code: 'FORBIDDEN', message: 'no' },
+    });
+    const outcome = await submit(test.engine, {
+      ...commandDraft(ALICE, 1, 2, 1, 'kv.put', null),
+      body,
+    });
     expect(bodyOf(outcome)).toEqual({ ok: false, error: { code: 'FORBIDDEN', message: 'no' } });
     expect(test.modules.kv.map.size).toBe(0);
   });

@@ -33,6 +33,14 @@ interface FramingFailure {
 export class GatewayConnection implements ConnectionView {
   binding: SessionBinding | undefined;
   readonly remote: string;
+  /** The peer's IP address (for per-address limits). */
+  readonly address: string;
+  /** Failed REGISTERs on this connection. */
+  failedRegisters = 0;
+  /** When bytes last arrived (ms, monotonic-enough wall clock), for the idle sweep. */
+  lastActivityMs = Date.now();
+  /** Since when an incomplete frame has been held (0: none), for the slow-peer sweep. */
+  partialSinceMs = 0;
 
   private readonly decoder: FrameDecoder;
   /** Frames in arrival order; a framing failure is queued after the frames before it. */
@@ -54,7 +62,8 @@ export class GatewayConnection implements ConnectionView {
     private readonly host: ConnectionHost,
     maxFrameBytes: number,
   ) {
-    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    this.address = socket.remoteAddress ?? '?';
+    this.remote = `${this.address}:${socket.remotePort ?? '?'}`;
     this.decoder = new FrameDecoder({ maxFrameBytes });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -68,9 +77,16 @@ export class GatewayConnection implements ConnectionView {
     return this.closedValue;
   }
 
-  /** True while bytes of an incomplete frame are held (for slow-peer timeouts). */
-  get hasPartialFrame(): boolean {
-    return this.decoder.hasPartialFrame;
+  /**
+   * A frame was begun and not finished in time: answered BAD_FRAME after the
+   * frames before it, then the connection closes.
+   */
+  failPartialFrame(message: string, status: number): void {
+    if (!this.reading) return;
+    this.reading = false;
+    this.socket.pause();
+    this.queue.push({ status, message });
+    this.pump();
   }
 
   /** Queues `frame` for this turn's write. */
@@ -121,6 +137,7 @@ export class GatewayConnection implements ConnectionView {
 
   private onData(chunk: Buffer): void {
     if (!this.reading) return;
+    this.lastActivityMs = Date.now();
     this.decoder.push(chunk);
     for (;;) {
       const result = this.decoder.next();
@@ -134,6 +151,8 @@ export class GatewayConnection implements ConnectionView {
       }
       this.queue.push(result.frame);
     }
+    if (!this.decoder.hasPartialFrame) this.partialSinceMs = 0;
+    else if (this.partialSinceMs === 0) this.partialSinceMs = this.lastActivityMs;
     if (this.queue.length >= GatewayConnection.QUEUE_HIGH_WATER) this.socket.pause();
     this.pump();
   }

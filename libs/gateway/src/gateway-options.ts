@@ -1,5 +1,13 @@
 import { DEFAULT_MAX_FRAME_BYTES } from '@once/protocol';
 
+/** TLS for the gateway: PEM key and certificate (and optionally a CA bundle to require client certificates). */
+export interface GatewayTlsOptions {
+  readonly key: string | Buffer;
+  readonly cert: string | Buffer;
+  /** When set, clients must present a certificate signed by it. */
+  readonly ca?: string | Buffer;
+}
+
 /** Options of the once TCP gateway. Every limit is enforced; defaults in brackets. */
 export interface GatewayOptions {
   /** Interface to listen on [127.0.0.1]. */
@@ -21,6 +29,20 @@ export interface GatewayOptions {
    * connection is closed (a slow reader must not hold the node's memory) [64 MiB].
    */
   readonly maxWriteBufferBytes?: number;
+  /** A frame begun but not finished within this long: BAD_FRAME, and the connection closes [10000 ms]. */
+  readonly partialFrameTimeoutMs?: number;
+  /** A connection that holds no session and sends nothing for this long is closed [60000 ms]. */
+  readonly idleUnboundTimeoutMs?: number;
+  /** Failed REGISTERs one connection may make before it is closed [5]. */
+  readonly maxFailedRegistersPerConnection?: number;
+  /**
+   * Failed REGISTERs one address may make per minute; past it, its REGISTERs
+   * are answered UNAUTHENTICATED without checking credentials until the
+   * minute passes [30].
+   */
+  readonly maxFailedRegistersPerAddressPerMinute?: number;
+  /** Serve TLS instead of plain TCP [off]. */
+  readonly tls?: GatewayTlsOptions;
 }
 
 export interface ResolvedGatewayOptions {
@@ -30,6 +52,11 @@ export interface ResolvedGatewayOptions {
   readonly maxConnections: number;
   readonly maxPendingEntries: number;
   readonly maxWriteBufferBytes: number;
+  readonly partialFrameTimeoutMs: number;
+  readonly idleUnboundTimeoutMs: number;
+  readonly maxFailedRegistersPerConnection: number;
+  readonly maxFailedRegistersPerAddressPerMinute: number;
+  readonly tls: GatewayTlsOptions | undefined;
 }
 
 export const GATEWAY_DEFAULTS: ResolvedGatewayOptions = Object.freeze({
@@ -39,6 +66,11 @@ export const GATEWAY_DEFAULTS: ResolvedGatewayOptions = Object.freeze({
   maxConnections: 10_000,
   maxPendingEntries: 65_536,
   maxWriteBufferBytes: 64 * 1024 * 1024,
+  partialFrameTimeoutMs: 10_000,
+  idleUnboundTimeoutMs: 60_000,
+  maxFailedRegistersPerConnection: 5,
+  maxFailedRegistersPerAddressPerMinute: 30,
+  tls: undefined,
 });
 
 export class InvalidGatewayOptionsError extends Error {
@@ -46,12 +78,12 @@ export class InvalidGatewayOptionsError extends Error {
 }
 
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
-  const resolved = { ...GATEWAY_DEFAULTS, ...stripUndefined(options) };
+  const resolved: ResolvedGatewayOptions = { ...GATEWAY_DEFAULTS, ...stripUndefined(options) };
   const integer = (name: keyof ResolvedGatewayOptions, min: number, max: number): void => {
     const value = resolved[name];
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
       throw new InvalidGatewayOptionsError(
-        `${name} must be an integer from ${min} to ${max}, got ${String(value)}`,
+        `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
       );
     }
   };
@@ -60,6 +92,13 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
   integer('maxConnections', 1, 1_000_000);
   integer('maxPendingEntries', 1, 10_000_000);
   integer('maxWriteBufferBytes', 1024, 2 ** 40);
+  integer('partialFrameTimeoutMs', 1, 24 * 3_600_000);
+  integer('idleUnboundTimeoutMs', 1, 24 * 3_600_000);
+  integer('maxFailedRegistersPerConnection', 1, 1_000_000);
+  integer('maxFailedRegistersPerAddressPerMinute', 1, 1_000_000);
+  if (resolved.tls && (!resolved.tls.key || !resolved.tls.cert)) {
+    throw new InvalidGatewayOptionsError('tls needs both a key and a cert');
+  }
   return resolved;
 }
 

@@ -35,6 +35,7 @@ import { ResumeGuard } from './guards/resume.guard';
 import { OnceRpcContext } from './once-rpc-context';
 import { type SessionBinding } from './session-binding';
 import { SessionBindings } from './session-bindings';
+import { RegisterRateLimiter } from './register-rate-limiter';
 import { SessionFlights } from './session-flights';
 import { type SessionGate } from './session-gate';
 
@@ -71,6 +72,8 @@ export class Gateway implements ConnectionHost, SessionGate {
   private readonly flights = new SessionFlights<GatewayConnection>();
   private readonly sessionGuards: CanActivate[] = [new ResumeGuard(), new EpochFenceGuard()];
   private readonly journalWaiters: Array<() => void> = [];
+  private readonly registerLimiter: RegisterRateLimiter;
+  private readonly sweepTimer: NodeJS.Timeout;
   private nextConnectionId = 1;
   /** The connection the submitter's callback just answered (read by afterApply for the same op). */
   private answered: { op: number; connection: GatewayConnection } | undefined;
@@ -83,7 +86,14 @@ export class Gateway implements ConnectionHost, SessionGate {
     private readonly handlers: HandlerSource,
   ) {
     this.maxWriteBufferBytes = options.maxWriteBufferBytes;
+    this.registerLimiter = new RegisterRateLimiter(options.maxFailedRegistersPerAddressPerMinute);
     this.unsubscribe = this.engine.onApplied((outcome) => this.afterApply(outcome));
+    const sweepEveryMs = Math.max(
+      10,
+      Math.min(1000, options.partialFrameTimeoutMs / 4, options.idleUnboundTimeoutMs / 4),
+    );
+    this.sweepTimer = setInterval(() => this.sweepSlowPeers(), sweepEveryMs);
+    this.sweepTimer.unref();
   }
 
   private get engine(): Engine {
@@ -198,6 +208,14 @@ export class Gateway implements ConnectionHost, SessionGate {
     request: Register,
   ): Promise<void> {
     const { client } = frame.header;
+    if (this.registerLimiter.blocked(connection.address)) {
+      return this.answer(
+        connection,
+        frame,
+        Status.Unauthenticated,
+        'too many failed REGISTERs from this address; wait a minute',
+      );
+    }
     const authenticator = this.runtime.authenticator;
     const userId = authenticator
       ? await authenticator
@@ -712,6 +730,33 @@ export class Gateway implements ConnectionHost, SessionGate {
     );
   }
 
+  /** Closes connections that hold an incomplete frame too long, or idle without a session. */
+  private sweepSlowPeers(): void {
+    const now = Date.now();
+    for (const connection of this.connections.values()) {
+      if (
+        connection.partialSinceMs > 0 &&
+        now - connection.partialSinceMs > this.options.partialFrameTimeoutMs
+      ) {
+        this.logger.warn(
+          `connection #${connection.id} from ${connection.remote}: incomplete frame held too long; closing`,
+        );
+        connection.failPartialFrame(
+          `incomplete frame: not finished within ${this.options.partialFrameTimeoutMs} ms`,
+          Status.BadFrame,
+        );
+      } else if (
+        !connection.binding &&
+        now - connection.lastActivityMs > this.options.idleUnboundTimeoutMs
+      ) {
+        this.logger.debug?.(
+          `connection #${connection.id} from ${connection.remote}: idle without a session; closing`,
+        );
+        connection.end();
+      }
+    }
+  }
+
   // --------------------------------------------------------------- shutdown
 
   /**
@@ -727,6 +772,7 @@ export class Gateway implements ConnectionHost, SessionGate {
     }
     await new Promise((resolve) => setImmediate(resolve));
     for (const connection of this.connections.values()) connection.end();
+    clearInterval(this.sweepTimer);
     this.unsubscribe();
   }
 }

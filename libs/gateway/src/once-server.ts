@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { type OnceRuntime, type OnceRuntimeConsumer, ONCE_TRANSPORT } from '@once/framework';
 import { Gateway } from './gateway';
 import {
@@ -61,7 +62,24 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
       return;
     }
     const gateway = new Gateway(this.runtime, this.options, this);
-    const server = createServer((socket) => gateway.accept(socket));
+    const tls = this.options.tls;
+    const server: NetServer = tls
+      ? createTlsServer(
+          {
+            key: tls.key,
+            cert: tls.cert,
+            ca: tls.ca,
+            requestCert: tls.ca !== undefined,
+            rejectUnauthorized: tls.ca !== undefined,
+          },
+          (socket) => gateway.accept(socket),
+        )
+      : createServer((socket) => gateway.accept(socket));
+    if (tls) {
+      server.on('tlsClientError', (error: Error) => {
+        this.logger.warn(`TLS handshake failed: ${error.message}`);
+      });
+    }
     server.maxConnections = this.options.maxConnections;
     this.gateway = gateway;
     this.netServer = server;
@@ -73,7 +91,7 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
         this.logger.error(`listener: ${error.message}`);
       });
       const { address, port } = this.address()!;
-      this.logger.log(`listening on ${address}:${port}`);
+      this.logger.log(`listening on ${address}:${port}${tls ? ' (TLS)' : ''}`);
       callback();
     });
   }

@@ -58,7 +58,11 @@ export interface CloseOptions {
  * in doubt fail with {@link OutcomeUnknownError} instead of being retried.
  */
 export class OnceClient {
-  /** Problems and transitions of the connection; see {@link OnceClientEvent}. Completes on close. */
+  /**
+   * Transitions of the connection and the session; see {@link OnceClientEvent}.
+   * Hot: events of the first bind happen before `connect()` resolves and are not
+   * replayed. Completes when the client closes or stops.
+   */
   readonly events$: Observable<OnceClientEvent>;
   /**
    * Outcomes of the commands an identity file held in doubt at connect (sent

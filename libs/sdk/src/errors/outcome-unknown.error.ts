@@ -10,10 +10,12 @@ import { OnceError } from './once.error';
  * re-sending with its own idempotency key (like `ledger.transfer`'s `reference`).
  *
  * `reason` is the eviction reason's protocol name (NO_SESSION, EVICTED, EXPIRED,
- * LOGGED_OUT, SESSION_TOO_LOW, SUPERSEDED) or one of the SDK's: SESSION_RESET
- * (the node's entry for the client id is not this session any more),
- * CLIENT_OWNED_BY_OTHER_USER, CLIENT_CLOSED, RECONNECT_FAILED, UNAUTHENTICATED,
- * IDENTITY_FILE_WRITE.
+ * LOGGED_OUT, SESSION_TOO_LOW, SUPERSEDED); SESSION_RESET (a REGISTER found a
+ * new entry under the client id: the node no longer knew the session);
+ * CLIENT_OWNED_BY_OTHER_USER; CLIENT_CLOSED (`close()` gave up waiting); or the
+ * code of the error that stopped the client (CONNECT_FAILED, UNAUTHENTICATED,
+ * IDENTITY_FILE_WRITE, ...). With an identity file, a command failed for one of
+ * the last two kinds stays in the file, and a later process settles it.
  */
 export class OutcomeUnknownError extends OnceError {
   override readonly name = 'OutcomeUnknownError';
