@@ -1,0 +1,1 @@
+export { OnceClientProxy, type OnceClientProxyOptions } from './once-client-proxy';
