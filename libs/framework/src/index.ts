@@ -1,4 +1,10 @@
-export { AdmissionTicket, RAW_PAYLOAD } from './admission-ticket';
+export {
+  ADMISSION_SINK,
+  type AdmissionSink,
+  AdmissionTicket,
+  RAW_PAYLOAD,
+  isAdmissionSink,
+} from './admission-ticket';
 export { Admit } from './decorators/admit.decorator';
 export { Command } from './decorators/command.decorator';
 export { Query } from './decorators/query.decorator';

@@ -30,6 +30,9 @@ export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnAppl
   private readonly readyPromise: Promise<void>;
   private resolveReady!: () => void;
   private rejectReady!: (error: Error) => void;
+  private readonly openPromise: Promise<Engine>;
+  private resolveOpen!: (engine: Engine) => void;
+  private rejectOpen!: (error: Error) => void;
   private bootError: Error | undefined;
 
   constructor(
@@ -42,8 +45,23 @@ export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnAppl
       this.resolveReady = resolve;
       this.rejectReady = reject;
     });
-    // A caller that never awaits readiness must not see an unhandled rejection.
+    this.openPromise = new Promise<Engine>((resolve, reject) => {
+      this.resolveOpen = resolve;
+      this.rejectOpen = reject;
+    });
+    // A caller that never awaits must not see an unhandled rejection.
     this.readyPromise.catch(() => undefined);
+    this.openPromise.catch(() => undefined);
+    // Attach to the application's once strategies as soon as they exist: a
+    // hybrid app may start its microservices before module init runs.
+    this.modules.getRpcTargetRegistry().subscribe((target) => {
+      if (isOnceRuntimeConsumer(target)) target.attachOnceRuntime(this);
+    });
+  }
+
+  /** Resolves with the engine once the data directory is open (module init); rejects if it cannot open. */
+  whenOpen(): Promise<Engine> {
+    return this.openPromise;
   }
 
   get node(): OnceNode {
@@ -71,6 +89,16 @@ export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnAppl
   }
 
   async onModuleInit(): Promise<void> {
+    try {
+      await this.open();
+    } catch (error) {
+      this.rejectOpen(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+    this.resolveOpen(this.engine);
+  }
+
+  private async open(): Promise<void> {
     const { commands, states } = this.explorer.explore();
     this.authenticatorValue = this.resolveAuthenticator();
     this.nodeValue = await OnceNode.open({
@@ -91,9 +119,6 @@ export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnAppl
     this.logger.log(
       `data directory ${this.options.dataDir} open at op ${this.nodeValue.journal.lastOp}; ${commands.length} commands, ${states.length} states`,
     );
-    this.modules.getRpcTargetRegistry().subscribe((target) => {
-      if (isOnceRuntimeConsumer(target)) target.attachOnceRuntime(this);
-    });
   }
 
   onApplicationBootstrap(): void {

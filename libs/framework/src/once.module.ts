@@ -1,6 +1,5 @@
 import { type DynamicModule, Global, Module, type Provider } from '@nestjs/common';
-import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
-import { CommandErrorFilter } from './command-error.filter';
+import { DiscoveryModule } from '@nestjs/core';
 import { HandlerExplorer } from './handler-explorer';
 import {
   type OnceModuleAsyncOptions,
@@ -46,12 +45,7 @@ export class OnceModule {
     return {
       module: OnceModule,
       imports: [DiscoveryModule, ...(imports ?? [])],
-      providers: [
-        ...optionProviders,
-        HandlerExplorer,
-        OnceRuntime,
-        { provide: APP_FILTER, useClass: CommandErrorFilter },
-      ],
+      providers: [...optionProviders, HandlerExplorer, OnceRuntime],
       exports: [OnceRuntime, ONCE_MODULE_OPTIONS],
     };
   }

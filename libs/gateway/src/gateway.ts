@@ -78,7 +78,10 @@ export class Gateway implements ConnectionHost, SessionGate {
   /** The connection the submitter's callback just answered (read by afterApply for the same op). */
   private answered: { op: number; connection: GatewayConnection } | undefined;
   private stopping = false;
-  private readonly unsubscribe: () => void;
+  /** Frames whose handling (admission, authentication) is still under way. */
+  private inProgress = 0;
+  private engineValue: Engine | undefined;
+  private unsubscribe: () => void = () => undefined;
 
   constructor(
     private readonly runtime: OnceRuntime,
@@ -87,7 +90,16 @@ export class Gateway implements ConnectionHost, SessionGate {
   ) {
     this.maxWriteBufferBytes = options.maxWriteBufferBytes;
     this.registerLimiter = new RegisterRateLimiter(options.maxFailedRegistersPerAddressPerMinute);
-    this.unsubscribe = this.engine.onApplied((outcome) => this.afterApply(outcome));
+    // The listener may open before the data directory is (a hybrid app starts
+    // its microservices before module init): until then PING says not ready
+    // and everything else is NOT_READY.
+    runtime.whenOpen().then(
+      (engine) => {
+        this.engineValue = engine;
+        this.unsubscribe = engine.onApplied((outcome) => this.afterApply(outcome));
+      },
+      () => undefined,
+    );
     const sweepEveryMs = Math.max(
       10,
       Math.min(1000, options.partialFrameTimeoutMs / 4, options.idleUnboundTimeoutMs / 4),
@@ -96,8 +108,13 @@ export class Gateway implements ConnectionHost, SessionGate {
     this.sweepTimer.unref();
   }
 
+  /** The engine; only read once `engineValue` is set (handleFrame checks). */
   private get engine(): Engine {
-    return this.runtime.engine;
+    return this.engineValue!;
+  }
+
+  private get commitOp(): number {
+    return this.engineValue?.commitOp ?? 0;
   }
 
   get connectionCount(): number {
@@ -127,7 +144,7 @@ export class Gateway implements ConnectionHost, SessionGate {
     );
     connection.sendAndClose(
       encodeFrame(
-        { command: Command.Reply, operation: 0, status, commit: this.engine.commitOp },
+        { command: Command.Reply, operation: 0, status, commit: this.commitOp },
         errorBody(STATUS_NAMES[status as Status], message),
       ),
     );
@@ -139,12 +156,13 @@ export class Gateway implements ConnectionHost, SessionGate {
       if (!parsed.ok) return this.answer(connection, frame, Status.InvalidRequest, parsed.message);
       const request = parsed.request;
       if (request.operation === Operation.Ping) return this.ping(connection, frame);
-      if (!this.engine.ready || this.stopping) {
+      if (!this.engineValue || !this.engineValue.ready || this.stopping) {
+        const phase = this.stopping ? 'stopping' : (this.engineValue?.phase ?? 'opening');
         return this.answer(
           connection,
           frame,
           Status.NotReady,
-          `the node is ${this.stopping ? 'stopping' : this.engine.phase}; retry the same frame later`,
+          `the node is ${phase}; retry the same frame later`,
         );
       }
       switch (request.operation) {
@@ -166,10 +184,13 @@ export class Gateway implements ConnectionHost, SessionGate {
     frame: Frame,
     work: Promise<void>,
   ): Promise<void> {
+    this.inProgress++;
     try {
       await work;
     } catch (error) {
       this.internalError(connection, frame, error);
+    } finally {
+      this.inProgress--;
     }
   }
 
@@ -188,13 +209,13 @@ export class Gateway implements ConnectionHost, SessionGate {
   private ping(connection: GatewayConnection, frame: Frame): void {
     const body = JSON.stringify({
       version: 1,
-      commit: this.engine.commitOp,
-      ready: this.engine.ready && !this.stopping,
+      commit: this.commitOp,
+      ready: this.engineValue?.ready === true && !this.stopping,
     });
     connection.send(
       encodeReplyTo(
         frame,
-        { command: Command.Reply, status: Status.Ok, commit: this.engine.commitOp },
+        { command: Command.Reply, status: Status.Ok, commit: this.commitOp },
         body,
       ),
     );
@@ -419,20 +440,24 @@ export class Gateway implements ConnectionHost, SessionGate {
     let payload: unknown;
     try {
       const context = new OnceRpcContext(connection, frame, pattern, this);
-      const ticket = await this.runHandler(handler, data, context);
-      if (!(ticket instanceof AdmissionTicket)) {
-        return this.engine.prepareCommand(
+      const value = await this.runHandler(handler, data, context);
+      // The stub hands the ticket to the context; an interceptor that mapped
+      // the pipeline's value cannot lose it.
+      const ticket = context.admission ?? (value instanceof AdmissionTicket ? value : undefined);
+      if (!ticket) {
+        return refusalBody(
           pattern,
-          undefined,
-          admission,
-          refusalBody(
-            pattern,
-            'ADMISSION_REFUSED',
-            'an interceptor replaced the admission of this command',
-          ),
+          'ADMISSION_REFUSED',
+          'the command was not admitted: an interceptor answered in its place',
         );
       }
       payload = ticket.payload === RAW_PAYLOAD ? data : ticket.payload;
+      if (ticket.keyed) {
+        payload = {
+          ...(typeof payload === 'object' && payload !== null ? payload : {}),
+          ...ticket.keyed,
+        };
+      }
     } catch (error) {
       const { code, message } = toRefusal(error, 'ADMISSION_REFUSED');
       return refusalBody(pattern, code, message);
@@ -767,7 +792,12 @@ export class Gateway implements ConnectionHost, SessionGate {
     // Frames keep being read and are answered NOT_READY (retry later) while
     // what was admitted commits and is answered.
     this.stopping = true;
-    while (this.engine.journal.pendingCount > 0 && this.engine.phase !== 'failed') {
+    const engine = this.engineValue;
+    while (
+      engine &&
+      engine.phase !== 'failed' &&
+      (this.inProgress > 0 || engine.journal.pendingCount > 0)
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await new Promise((resolve) => setImmediate(resolve));

@@ -1,4 +1,5 @@
 import { BaseRpcContext } from '@nestjs/microservices';
+import { ADMISSION_SINK, type AdmissionSink, type AdmissionTicket } from '@once/framework';
 import { type ClientId, type Frame, type FrameHeader } from '@once/protocol';
 import { type SessionBinding } from './session-binding';
 import { type SessionGate } from './session-gate';
@@ -18,7 +19,10 @@ type OnceRpcArgs = [connection: ConnectionView, frame: Frame, pattern: string, g
  * guard or interceptor, `@Ctx()` in a query handler): which connection, which
  * session, which frame.
  */
-export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> {
+export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> implements AdmissionSink {
+  /** The admission a @Command's pipeline produced (set by its stub). */
+  admission: AdmissionTicket | undefined;
+
   constructor(connection: ConnectionView, frame: Frame, pattern: string, gate: SessionGate) {
     super([connection, frame, pattern, gate]);
   }
@@ -49,5 +53,9 @@ export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> {
   }
   getClient(): ClientId {
     return this.args[1].header.client;
+  }
+
+  [ADMISSION_SINK](ticket: AdmissionTicket): void {
+    this.admission = ticket;
   }
 }

@@ -29,9 +29,10 @@ export class OnceRuntimeMissingError extends Error {
  * ```
  *
  * The application's `OnceModule` finds this strategy among its RPC targets
- * and attaches its runtime before `listen` runs. The listener may open while
- * the journal still replays: PING answers `ready: false` and every other
- * request NOT_READY until the node is ready.
+ * and attaches its runtime as soon as both exist. The listener may open
+ * before the data directory is open or while the journal still replays:
+ * PING answers `ready: false` and every other request NOT_READY until the
+ * node is ready.
  */
 export class OnceServer extends Server implements CustomTransportStrategy, OnceRuntimeConsumer {
   override readonly transportId = ONCE_TRANSPORT;

@@ -1,5 +1,9 @@
+import { UseFilters } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { MessagePattern } from '@nestjs/microservices';
-import { AdmissionTicket, RAW_PAYLOAD } from '../admission-ticket';
+import { RpcParamtype } from '@nestjs/microservices/enums/rpc-paramtype.enum';
+import { ADMISSION_SINK, AdmissionTicket, RAW_PAYLOAD, isAdmissionSink } from '../admission-ticket';
+import { CommandErrorFilter } from '../command-error.filter';
 import {
   ONCE_APPLY_METADATA,
   ONCE_COMMAND_METADATA,
@@ -23,25 +27,58 @@ type AnyMethod = (...args: unknown[]) => unknown;
  * Guards, interceptors, pipes and exception filters on the method or its class
  * run at **admission**, live, when a new request number arrives: a guard that
  * says no, or a pipe that throws, commits a refusal instead of the command.
- * A pipe's output is what gets journaled.
+ * A pipe's output is what gets journaled (a whole-payload `@Payload(pipe)`
+ * replaces the data; a keyed `@Payload('key', pipe)` replaces that key).
  */
 export function Command(pattern: string): MethodDecorator {
   return (target, key, descriptor) => {
     const apply = descriptor.value as unknown as AnyMethod;
-    if (typeof apply !== 'function')
+    if (typeof apply !== 'function') {
       throw new TypeError(`@Command('${pattern}') must decorate a method`);
+    }
     const layout = readParamLayout(target.constructor, key);
-    const payloadIndex = layout?.findIndex(
-      (slot) => slot.kind === 'payload' && slot.key === undefined,
-    );
+    // Without parameter decorators NestJS calls (payload, context).
+    let wholeIndex = 0;
+    let contextIndex = 1;
+    const keyedSlots: Array<{ key: string; index: number }> = [];
+    if (layout) {
+      wholeIndex = layout.findIndex((slot) => slot.kind === 'payload' && slot.key === undefined);
+      layout.forEach((slot, index) => {
+        if (slot.kind === 'payload' && slot.key !== undefined)
+          keyedSlots.push({ key: slot.key, index });
+      });
+      contextIndex = layout.findIndex((slot) => slot.kind === 'context');
+      if (contextIndex < 0) {
+        // The stub needs the rpc context to hand it the ticket: ask NestJS for it
+        // in one more parameter (apply ignores the extra argument).
+        contextIndex = layout.length;
+        const metadata = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ??
+          {}) as object;
+        Reflect.defineMetadata(
+          ROUTE_ARGS_METADATA,
+          {
+            ...metadata,
+            [`${RpcParamtype.CONTEXT}:${contextIndex}`]: {
+              index: contextIndex,
+              data: undefined,
+              pipes: [],
+            },
+          },
+          target.constructor,
+          key,
+        );
+      }
+    }
     const admissionStub = function admission(...args: unknown[]): AdmissionTicket {
-      const payload =
-        layout === undefined
-          ? args[0]
-          : payloadIndex !== undefined && payloadIndex >= 0
-            ? args[payloadIndex]
-            : RAW_PAYLOAD;
-      return new AdmissionTicket(pattern, payload);
+      const payload = wholeIndex >= 0 ? args[wholeIndex] : RAW_PAYLOAD;
+      const keyed =
+        keyedSlots.length > 0
+          ? Object.fromEntries(keyedSlots.map((slot) => [slot.key, args[slot.index]]))
+          : undefined;
+      const ticket = new AdmissionTicket(pattern, payload, keyed);
+      const sink = args[contextIndex];
+      if (isAdmissionSink(sink)) sink[ADMISSION_SINK](ticket);
+      return ticket;
     };
     // Enhancers declared below @Command were recorded on the original function.
     for (const metadataKey of Reflect.getMetadataKeys(apply)) {
@@ -51,11 +88,14 @@ export function Command(pattern: string): MethodDecorator {
     Reflect.defineMetadata(ONCE_COMMAND_METADATA, { pattern }, admissionStub);
     Reflect.defineMetadata(ONCE_APPLY_METADATA, apply, admissionStub);
     (descriptor as PropertyDescriptor).value = admissionStub;
+    const stubDescriptor = descriptor as TypedPropertyDescriptor<unknown>;
     MessagePattern(pattern, ONCE_TRANSPORT, { [ONCE_PATTERN_KIND]: 'command' })(
       target,
       key,
-      descriptor as TypedPropertyDescriptor<unknown>,
+      stubDescriptor,
     );
+    // Keeps a CommandError's code in microservices that do not inherit the app's global filters.
+    UseFilters(CommandErrorFilter)(target, key, stubDescriptor);
     return descriptor;
   };
 }

@@ -1,4 +1,5 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseFilters } from '@nestjs/common';
+import { CommandErrorFilter } from '../command-error.filter';
 import { MessagePattern } from '@nestjs/microservices';
 import { ONCE_PATTERN_KIND, ONCE_QUERY_METADATA } from '../once.constants';
 
@@ -12,5 +13,7 @@ export function Query(pattern: string): MethodDecorator {
   return applyDecorators(
     SetMetadata(ONCE_QUERY_METADATA, { pattern }),
     MessagePattern(pattern, { [ONCE_PATTERN_KIND]: 'query' }),
+    // Keeps a CommandError's code in microservices that do not inherit the app's global filters.
+    UseFilters(CommandErrorFilter),
   );
 }
