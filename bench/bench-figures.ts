@@ -1,0 +1,82 @@
+import { type IdleSessionsReport } from './idle-sessions';
+import { type RestartFigures } from './restart-run';
+import { median } from './stats';
+import { type ThroughputRun } from './throughput-run';
+
+/**
+ * The headline figures, under the JSON keys the README quotes. Each is a
+ * median: over the throughput runs, the restarts or the memory probes.
+ */
+export interface BenchFigures {
+  readonly once_rps_64: number;
+  readonly nest_tcp_rps_64: number;
+  readonly ratio_once_vs_nest_tcp: number;
+  readonly avg_group_size: number;
+  readonly raw_level_rps_same_batch: number;
+  readonly ratio_once_vs_raw_level: number;
+  readonly p50_ms_at_half_peak: number;
+  readonly p99_ms_at_half_peak: number;
+  readonly replay_eps: number;
+  readonly raw_iter_eps: number;
+  readonly ratio_replay_vs_raw_iter: number;
+  readonly restart_s_with_snapshot: number;
+  readonly restart_s_without_snapshot: number;
+  readonly restart_ops: number;
+  readonly bytes_per_idle_session: number;
+}
+
+/** What one figure is the median of. */
+export type FigureSamples = (
+  runs: readonly ThroughputRun[],
+  restarts: RestartFigures,
+  idle: readonly IdleSessionsReport[],
+) => readonly number[];
+
+function perRun(pick: (run: ThroughputRun) => number): FigureSamples {
+  return (runs) => runs.map(pick);
+}
+
+/**
+ * How each figure is read from the measurements. A ratio is taken within each
+ * run, between two measurements made minutes apart at most, and then its
+ * median over runs: drift of the machine between runs cancels out (so it may
+ * differ slightly from the ratio of the two medians). `restart_ops` is the
+ * target size; the exact journal sizes are in `restarts`.
+ */
+export const FIGURE_SAMPLES: { readonly [K in keyof BenchFigures]: FigureSamples } = {
+  once_rps_64: perRun((run) => run.once.requestsPerSecond),
+  nest_tcp_rps_64: perRun((run) => run.nestTcp.requestsPerSecond),
+  ratio_once_vs_nest_tcp: perRun(
+    (run) => run.once.requestsPerSecond / run.nestTcp.requestsPerSecond,
+  ),
+  avg_group_size: perRun((run) => run.groupCommits.avgGroupSize),
+  raw_level_rps_same_batch: perRun((run) => run.rawBatch.entriesPerSecond),
+  ratio_once_vs_raw_level: perRun(
+    (run) => run.once.requestsPerSecond / run.rawBatch.entriesPerSecond,
+  ),
+  p50_ms_at_half_peak: perRun((run) => run.halfPeak.latency.p50Ms),
+  p99_ms_at_half_peak: perRun((run) => run.halfPeak.latency.p99Ms),
+  replay_eps: perRun((run) => run.replay.entriesPerSecond),
+  raw_iter_eps: perRun((run) => run.rawIterate.entriesPerSecond),
+  ratio_replay_vs_raw_iter: perRun(
+    (run) => run.replay.entriesPerSecond / run.rawIterate.entriesPerSecond,
+  ),
+  restart_s_with_snapshot: (_, restarts) =>
+    restarts.withSnapshot.readyAfterMs.map((ms) => ms / 1000),
+  restart_s_without_snapshot: (_, restarts) =>
+    restarts.withoutSnapshot.readyAfterMs.map((ms) => ms / 1000),
+  restart_ops: (_, restarts) => [restarts.targetOps],
+  bytes_per_idle_session: (_runs, _restarts, idle) => idle.map((report) => report.bytesPerSession),
+};
+
+export function computeFigures(
+  runs: readonly ThroughputRun[],
+  restarts: RestartFigures,
+  idle: readonly IdleSessionsReport[],
+): BenchFigures {
+  const figures = {} as Record<keyof BenchFigures, number>;
+  for (const key of Object.keys(FIGURE_SAMPLES) as (keyof BenchFigures)[]) {
+    figures[key] = median(FIGURE_SAMPLES[key](runs, restarts, idle));
+  }
+  return figures;
+}

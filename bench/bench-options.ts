@@ -1,0 +1,129 @@
+import { Command } from 'commander';
+import { positiveInteger } from './cli-numbers';
+
+/** Everything that sizes one bench invocation. */
+export interface BenchOptions {
+  readonly profile: 'default' | 'quick' | 'smoke';
+  readonly out: string;
+  /** Where the data directories of the run go (a temporary directory inside it). */
+  readonly workDir: string;
+  readonly connections: number;
+  readonly depth: number;
+  readonly payloadBytes: number;
+  /** Throughput runs (each: once, NestJS TCP, raw LevelDB); medians over them. */
+  readonly runs: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  /** Ops in each journal filled for the restart figures. */
+  readonly restartOps: number;
+  /** ONCE_SNAPSHOT_EVERY of the with-snapshot restart case. */
+  readonly restartSnapshotEveryOps: number;
+  /** Restarts timed per case; the median is reported. */
+  readonly restartRepeats: number;
+  readonly idleSessions: number;
+}
+
+type Profile = Omit<BenchOptions, 'profile' | 'out' | 'workDir'>;
+
+/**
+ * The three sizes. Default: the figures to publish (restart at 1,000,000
+ * ops). Quick: the same measurements, smaller, within about 3 minutes on 2
+ * cores. Smoke: tiny, for CI; its numbers only prove that every figure is
+ * produced.
+ */
+const PROFILES: Readonly<Record<BenchOptions['profile'], Profile>> = {
+  default: {
+    connections: 64,
+    depth: 8,
+    payloadBytes: 128,
+    runs: 5,
+    warmupMs: 3000,
+    durationMs: 10_000,
+    restartOps: 1_000_000,
+    restartSnapshotEveryOps: 100_000,
+    restartRepeats: 5,
+    idleSessions: 10_000,
+  },
+  quick: {
+    connections: 64,
+    depth: 8,
+    payloadBytes: 128,
+    runs: 3,
+    warmupMs: 1000,
+    durationMs: 3000,
+    restartOps: 100_000,
+    restartSnapshotEveryOps: 100_000,
+    restartRepeats: 3,
+    idleSessions: 10_000,
+  },
+  smoke: {
+    connections: 16,
+    depth: 4,
+    payloadBytes: 128,
+    runs: 1,
+    warmupMs: 200,
+    durationMs: 1000,
+    restartOps: 2000,
+    restartSnapshotEveryOps: 1000,
+    restartRepeats: 1,
+    idleSessions: 10_000,
+  },
+};
+
+/**
+ * The deepest pipeline per connection. The once service reads at most its
+ * ring (8) requests of a session ahead anyway; far deeper only queues in
+ * socket buffers.
+ */
+const MAX_DEPTH = 1024;
+
+export const DEFAULT_OUT = 'bench/results/latest.json';
+/** Next to the results (gitignored), on the repository's disk. */
+export const DEFAULT_WORK_DIR = 'bench/results';
+
+/** Parses the bench's flags: a profile, then per-flag overrides. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const flags = new Command()
+    .name('npm run bench --')
+    .description('once benchmark suite: throughput, latency, replay, restart and memory figures')
+    .option('--quick', 'small sizes (about 3 minutes on 2 cores; restart at 100k ops)')
+    .option('--smoke', 'tiny sizes (under 30 s, for CI)')
+    .option('--out <file>', 'where to write the JSON results', DEFAULT_OUT)
+    .option('--work-dir <dir>', 'where data directories go (a disk, not a tmpfs)', DEFAULT_WORK_DIR)
+    .option('--connections <count>', 'connections per load generator', positiveInteger)
+    .option('--depth <count>', 'closed loop: requests in flight per connection', positiveInteger)
+    .option('--payload-bytes <bytes>', 'JSON bytes of each request payload', positiveInteger)
+    .option('--runs <count>', 'throughput runs (medians over them)', positiveInteger)
+    .option('--restart-ops <count>', 'ops per journal for the restart figures', positiveInteger)
+    .parse(argv)
+    .opts<{
+      quick?: boolean;
+      smoke?: boolean;
+      out: string;
+      workDir: string;
+      connections?: number;
+      depth?: number;
+      payloadBytes?: number;
+      runs?: number;
+      restartOps?: number;
+    }>();
+  if (flags.quick && flags.smoke) throw new Error('--quick and --smoke exclude each other');
+  const profile = flags.smoke ? 'smoke' : flags.quick ? 'quick' : 'default';
+  const preset = PROFILES[profile];
+  const depth = flags.depth ?? preset.depth;
+  if (depth > MAX_DEPTH) throw new Error(`--depth must be at most ${MAX_DEPTH}`);
+  const restartOps = flags.restartOps ?? preset.restartOps;
+  return {
+    ...preset,
+    profile,
+    out: flags.out,
+    workDir: flags.workDir,
+    connections: flags.connections ?? preset.connections,
+    depth,
+    payloadBytes: flags.payloadBytes ?? preset.payloadBytes,
+    runs: flags.runs ?? preset.runs,
+    restartOps,
+    // A journal shorter than the interval would have no snapshot to restart from.
+    restartSnapshotEveryOps: Math.min(preset.restartSnapshotEveryOps, restartOps),
+  };
+}

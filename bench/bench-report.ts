@@ -1,0 +1,53 @@
+import { type BenchFigures, FIGURE_SAMPLES } from './bench-figures';
+import { type BenchOptions } from './bench-options';
+import { type EnvironmentInfo } from './environment-info';
+import { type IdleSessionsReport } from './idle-sessions';
+import { type RestartFigures } from './restart-run';
+import { formatTable } from './text-table';
+import { type ThroughputRun } from './throughput-run';
+
+/** The JSON file: the figures at top level, then everything they were computed from. */
+export interface BenchDocument extends BenchFigures {
+  readonly environment: EnvironmentInfo;
+  readonly settings: Omit<BenchOptions, 'out'>;
+  readonly runs: readonly ThroughputRun[];
+  readonly restarts: RestartFigures;
+  readonly idleSessions: readonly IdleSessionsReport[];
+}
+
+/** Unit and printed decimals of each figure. */
+const FORMATS: { readonly [K in keyof BenchFigures]: { unit: string; digits: number } } = {
+  once_rps_64: { unit: 'req/s', digits: 0 },
+  nest_tcp_rps_64: { unit: 'req/s', digits: 0 },
+  ratio_once_vs_nest_tcp: { unit: '', digits: 3 },
+  avg_group_size: { unit: 'entries', digits: 1 },
+  raw_level_rps_same_batch: { unit: 'entries/s', digits: 0 },
+  ratio_once_vs_raw_level: { unit: '', digits: 3 },
+  p50_ms_at_half_peak: { unit: 'ms', digits: 2 },
+  p99_ms_at_half_peak: { unit: 'ms', digits: 2 },
+  replay_eps: { unit: 'entries/s', digits: 0 },
+  raw_iter_eps: { unit: 'entries/s', digits: 0 },
+  ratio_replay_vs_raw_iter: { unit: '', digits: 3 },
+  restart_s_with_snapshot: { unit: 's', digits: 2 },
+  restart_s_without_snapshot: { unit: 's', digits: 2 },
+  restart_ops: { unit: 'ops', digits: 0 },
+  bytes_per_idle_session: { unit: 'bytes', digits: 0 },
+};
+
+/** The figures as a text table: the median, its unit, and the samples it is the median of. */
+export function figuresTable(document: BenchDocument): string {
+  const keys = Object.keys(FORMATS) as (keyof BenchFigures)[];
+  return formatTable(
+    ['figure', 'median', 'unit', 'samples'],
+    keys.map((key) => {
+      const { unit, digits } = FORMATS[key];
+      const samples = FIGURE_SAMPLES[key](document.runs, document.restarts, document.idleSessions);
+      return [
+        key,
+        document[key].toFixed(digits),
+        unit,
+        samples.map((value) => value.toFixed(digits)).join(' '),
+      ];
+    }),
+  );
+}

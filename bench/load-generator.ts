@@ -1,0 +1,116 @@
+import { Command, Option } from 'commander';
+import { nonNegativeInteger, positiveInteger, positiveNumber } from './cli-numbers';
+import { type LoadConnection } from './load-connection';
+import { runClosedLoop, runFixedCount, runOpenLoop, type WindowTimes } from './load-drivers';
+import { type LoadReport } from './load-report';
+import { LoadStats } from './load-stats';
+import { NestTcpLoadConnection } from './nest-tcp-load-connection';
+import { OnceLoadConnection } from './once-load-connection';
+
+/** The administrator the reference service creates with a new data directory. */
+const ADMIN_USERNAME = 'admin';
+
+/**
+ * Child entry: one load generator, in its own process so that the client's
+ * CPU is scheduled like any other process and never inside the server's
+ * event loop. Prints one JSON line ({@link LoadReport}) on stdout.
+ *
+ * Modes: closed loop (default), open loop (`--rate`), fixed count
+ * (`--requests`, to fill a journal). Target `once` logs in as `admin` with
+ * the password in ONCE_ADMIN_PASSWORD.
+ */
+async function main(): Promise<void> {
+  const options = new Command()
+    .addOption(new Option('--target <target>').choices(['once', 'nest-tcp']).makeOptionMandatory())
+    .option('--host <host>', 'server host', '127.0.0.1')
+    .requiredOption('--port <port>', 'server port', positiveInteger)
+    .requiredOption('--connections <count>', 'connections', positiveInteger)
+    .option('--depth <count>', 'closed loop: requests in flight per connection', positiveInteger, 8)
+    .requiredOption(
+      '--payload-bytes <bytes>',
+      'JSON bytes of each request payload',
+      positiveInteger,
+    )
+    .option('--warmup-ms <ms>', 'warm-up before the window', nonNegativeInteger, 1000)
+    .option('--duration-ms <ms>', 'measurement window', positiveInteger, 5000)
+    .option('--rate <perSecond>', 'open loop: total requests per second', positiveNumber)
+    .option('--requests <count>', 'fixed mode: total requests', positiveInteger)
+    .option(
+      '--drain-ms <ms>',
+      'open loop: wait for answers after the window',
+      nonNegativeInteger,
+      5000,
+    )
+    .parse(process.argv)
+    .opts<{
+      target: 'once' | 'nest-tcp';
+      host: string;
+      port: number;
+      connections: number;
+      depth: number;
+      payloadBytes: number;
+      warmupMs: number;
+      durationMs: number;
+      rate?: number;
+      requests?: number;
+      drainMs: number;
+    }>();
+
+  const stats = new LoadStats();
+  const password = process.env.ONCE_ADMIN_PASSWORD ?? '';
+  const connections: LoadConnection[] = await Promise.all(
+    Array.from({ length: options.connections }, () =>
+      options.target === 'once'
+        ? OnceLoadConnection.open({ ...options, username: ADMIN_USERNAME, password }, stats)
+        : NestTcpLoadConnection.open(options, stats),
+    ),
+  );
+
+  const window = { warmupMs: options.warmupMs, durationMs: options.durationMs };
+  const startedMs = performance.now();
+  let mode: LoadReport['mode'];
+  let times: WindowTimes | undefined;
+  if (options.requests !== undefined) {
+    mode = 'fixed';
+    await runFixedCount(connections, options.depth, options.requests);
+  } else if (options.rate !== undefined) {
+    mode = 'open';
+    times = await runOpenLoop(connections, options.rate, window, options.drainMs, stats);
+  } else {
+    mode = 'closed';
+    times = await runClosedLoop(connections, options.depth, window, stats);
+  }
+  const elapsedMs = performance.now() - startedMs;
+  for (const connection of connections) connection.close();
+
+  const measured = stats.report();
+  const durationMs = times ? options.durationMs : elapsedMs;
+  const report: LoadReport = {
+    target: options.target,
+    mode,
+    connections: options.connections,
+    depth: options.depth,
+    payloadBytes: options.payloadBytes,
+    offeredRatePerSecond: options.rate,
+    sentPerSecond: (measured.sentInWindow * 1000) / durationMs,
+    requestsPerSecond:
+      ((times ? measured.completedInWindow : measured.completed) * 1000) / durationMs,
+    completed: measured.completed,
+    errors: measured.errors,
+    latency: measured.latency,
+    windowStartEpochMs: times?.startEpochMs,
+    windowEndEpochMs: times?.endEpochMs,
+    durationMs,
+  };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(
+      `load-generator: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

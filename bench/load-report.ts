@@ -1,0 +1,23 @@
+import { type LatencySummary } from './latency-samples';
+
+/** The one JSON line a load generator prints on stdout. */
+export interface LoadReport {
+  readonly target: 'once' | 'nest-tcp';
+  readonly mode: 'closed' | 'open' | 'fixed';
+  readonly connections: number;
+  readonly depth: number;
+  readonly payloadBytes: number;
+  /** Open loop: the rate asked for. */
+  readonly offeredRatePerSecond?: number;
+  /** Requests sent per second inside the window (open loop: what was actually offered). */
+  readonly sentPerSecond: number;
+  /** OK answers per second inside the window; fixed mode: over the whole run. */
+  readonly requestsPerSecond: number;
+  readonly completed: number;
+  readonly errors: number;
+  readonly latency: LatencySummary;
+  /** Measurement window, Unix-epoch ms (absent in fixed mode). */
+  readonly windowStartEpochMs?: number;
+  readonly windowEndEpochMs?: number;
+  readonly durationMs: number;
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { killAllChildren, runBenchChild } from './bench-children';
+import { type BenchContext } from './bench-context';
+import { computeFigures } from './bench-figures';
+import { parseBenchOptions } from './bench-options';
+import { snapshotBuild } from './build-snapshot';
+import { type BenchDocument, figuresTable } from './bench-report';
+import { environmentInfo } from './environment-info';
+import { type IdleSessionsReport } from './idle-sessions';
+import { measureRestarts } from './restart-run';
+import { measureThroughputRun, type ThroughputRun } from './throughput-run';
+
+const IDLE_SESSIONS_TIMEOUT_MS = 300_000;
+
+/**
+ * `npm run bench [-- --quick | --smoke] [--out file] [...]`: the benchmark
+ * suite of the once service, measured against NestJS's TCP transport and bare
+ * LevelDB on the same machine in the same invocation. This process only
+ * orchestrates: every server, load generator and raw measurement is a child
+ * process of its own (see bench/README.md for the method of each figure).
+ */
+async function main(): Promise<void> {
+  const options = parseBenchOptions(process.argv);
+  const environment = environmentInfo();
+  const startedMs = performance.now();
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  log(
+    `once bench (${options.profile}): ${options.connections} connections × depth ${options.depth}, payload ${options.payloadBytes} B, ${options.runs} runs; node ${environment.node}, ${environment.cpuCount} CPUs`,
+  );
+  // Under the work directory's parent, not os.tmpdir(): /tmp is a tmpfs on
+  // many systems, where fsync costs nothing and durable figures would lie.
+  await mkdir(options.workDir, { recursive: true });
+  const workDir = await mkdtemp(join(options.workDir, 'once-bench-'));
+  try {
+    const context: BenchContext = {
+      options,
+      workDir,
+      build: await snapshotBuild(workDir),
+      adminPassword: randomBytes(16).toString('hex'),
+      log,
+    };
+    const runs: ThroughputRun[] = [];
+    for (let index = 0; index < options.runs; index++) {
+      log(`run ${index + 1}/${options.runs}`);
+      runs.push(await measureThroughputRun(context, index));
+    }
+    log(`restarts at ${options.restartOps} ops`);
+    const restarts = await measureRestarts(context);
+    const idleSessions: IdleSessionsReport[] = [];
+    for (let index = 0; index < options.runs; index++) {
+      idleSessions.push(
+        await runBenchChild<IdleSessionsReport>(
+          context.build,
+          'idle-sessions',
+          ['--dir', join(workDir, `idle-${index}`), '--sessions', String(options.idleSessions)],
+          { nodeArgs: ['--expose-gc'], timeoutMs: IDLE_SESSIONS_TIMEOUT_MS },
+        ),
+      );
+    }
+
+    const { out, ...settings } = options;
+    const document: BenchDocument = {
+      ...computeFigures(runs, restarts, idleSessions),
+      environment,
+      settings,
+      runs,
+      restarts,
+      idleSessions,
+    };
+    const outFile = resolve(out);
+    await mkdir(dirname(outFile), { recursive: true });
+    await writeFile(outFile, `${JSON.stringify(document, null, 2)}\n`);
+    log('');
+    log(figuresTable(document));
+    log('');
+    log(
+      `${environment.command} — ${Math.round((performance.now() - startedMs) / 1000)} s; results in ${outFile}`,
+    );
+  } finally {
+    killAllChildren();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+process.once('SIGINT', () => {
+  killAllChildren();
+  process.exit(130);
+});
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

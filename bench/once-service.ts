@@ -1,0 +1,133 @@
+import { type BuildSnapshot, serviceMain } from './build-snapshot';
+import { type PingReply, pingUntilReady } from './ping-client';
+import { ServerChild } from './server-child';
+import { sleep } from './sleep';
+
+/** How the bench runs the reference service: its defaults except these. */
+export interface OnceServiceOptions {
+  /** The build whose service runs. */
+  readonly build: BuildSnapshot;
+  readonly dataDir: string;
+  readonly adminPassword: string;
+  /** ONCE_SNAPSHOT_EVERY. */
+  readonly snapshotEveryOps: number;
+}
+
+/** What the service logs at the end of its boot replay. */
+export interface ReplayReport {
+  readonly appliedEntries: number;
+  readonly totalEntries: number;
+  readonly snapshotOp: number;
+  readonly entriesPerSecond: number;
+  readonly elapsedMs: number;
+}
+
+const SERVICE_HOST = '127.0.0.1';
+const LISTENING = /listening on [0-9a-fA-F.:]+:(\d+)/;
+const REPLAY_DONE =
+  /replay done: (\d+)\/(\d+) entries after snapshot op (\d+), (\d+) entries\/s, (\d+) ms/;
+const NOTHING_TO_REPLAY = /replay: nothing to apply after op (\d+)/;
+const SNAPSHOT_WRITTEN = /snapshot at op (\d+) written/g;
+const READY_TIMEOUT_MS = 600_000;
+const READY_POLL_MS = 5;
+const SNAPSHOT_POLL_MS = 50;
+
+/**
+ * The built reference service (`apps/server/src/main.js` of the build) as a child
+ * process on a data directory of the bench, any free port.
+ */
+export class OnceService {
+  private constructor(
+    private readonly child: ServerChild,
+    readonly port: number,
+    /** Spawn to first PING answering ready, in ms. */
+    readonly readyAfterMs: number,
+    /** The PING that said ready. */
+    readonly readyPing: PingReply,
+  ) {}
+
+  /** Spawns the service and resolves once a PING answers ready. */
+  static async start(options: OnceServiceOptions): Promise<OnceService> {
+    const child = ServerChild.spawn(options.build, serviceMain(options.build), [], {
+      env: {
+        ...unsetInheritedSettings(),
+        ONCE_HOST: SERVICE_HOST,
+        ONCE_PORT: '0',
+        ONCE_DATA_DIR: options.dataDir,
+        ONCE_ADMIN_PASSWORD: options.adminPassword,
+        ONCE_SNAPSHOT_EVERY: String(options.snapshotEveryOps),
+        // The bench reads the service's text log lines.
+        ONCE_LOG_FORMAT: 'text',
+      },
+    });
+    try {
+      const port = Number((await child.waitForLog(LISTENING, READY_TIMEOUT_MS))[1]);
+      const ready = await pingUntilReady(SERVICE_HOST, port, READY_POLL_MS, READY_TIMEOUT_MS);
+      return new OnceService(child, port, performance.now() - child.spawnedAtMs, ready);
+    } catch (error) {
+      await child.kill();
+      throw error;
+    }
+  }
+
+  /**
+   * The boot's replay: its `replay done` line, or its `nothing to apply` line
+   * (a snapshot at the journal's end) as a replay of no entries. Throws when
+   * the service logged neither.
+   */
+  get replay(): ReplayReport {
+    const logs = this.child.logs;
+    const done = REPLAY_DONE.exec(logs);
+    if (done) {
+      const [appliedEntries, totalEntries, snapshotOp, entriesPerSecond, elapsedMs] = done
+        .slice(1)
+        .map(Number);
+      return { appliedEntries, totalEntries, snapshotOp, entriesPerSecond, elapsedMs };
+    }
+    const nothing = NOTHING_TO_REPLAY.exec(logs);
+    if (nothing) {
+      const snapshotOp = Number(nothing[1]);
+      return { appliedEntries: 0, totalEntries: 0, snapshotOp, entriesPerSecond: 0, elapsedMs: 0 };
+    }
+    throw new Error(`the service logged no end of replay:\n${this.child.tail()}`);
+  }
+
+  /** Ops of the snapshots this process wrote so far. */
+  get snapshotsWritten(): number[] {
+    return [...this.child.logs.matchAll(SNAPSHOT_WRITTEN)].map((match) => Number(match[1]));
+  }
+
+  /** The node's highest committed op now. */
+  async commitOp(): Promise<number> {
+    return (await pingUntilReady(SERVICE_HOST, this.port, READY_POLL_MS, READY_TIMEOUT_MS)).commit;
+  }
+
+  /** Waits until this process logged a snapshot at `op` or later. */
+  async waitForSnapshot(op: number, timeoutMs: number): Promise<void> {
+    const deadlineMs = performance.now() + timeoutMs;
+    while (!this.snapshotsWritten.some((written) => written >= op)) {
+      if (performance.now() > deadlineMs || !this.child.running) {
+        throw new Error(`no snapshot at op ${op} or later:\n${this.child.tail()}`);
+      }
+      await sleep(SNAPSHOT_POLL_MS);
+    }
+  }
+
+  /** SIGKILL: no graceful stop, hence no stop snapshot; only synced batches survive. */
+  crash(): Promise<void> {
+    return this.child.kill('SIGKILL');
+  }
+}
+
+/**
+ * Every ONCE_* variable of the bench's own environment, unset (spawn drops
+ * undefined values): the service runs on its defaults, whatever the shell
+ * that started the bench had set.
+ */
+function unsetInheritedSettings(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.keys(process.env)
+      .filter((name) => name.startsWith('ONCE_'))
+      .map((name) => [name, undefined]),
+  );
+}

@@ -1,0 +1,89 @@
+import { type ChildProcess } from 'node:child_process';
+import { type SpawnNodeOptions, spawnNode } from './bench-children';
+import { type BuildSnapshot } from './build-snapshot';
+
+/**
+ * A long-running server child (the once service, the NestJS echo server):
+ * keeps everything it logs, lets the orchestrator wait for a log line, and
+ * remembers when it was spawned (restart times count from there).
+ */
+export class ServerChild {
+  private output = '';
+  private readonly exit: Promise<void>;
+  private readonly watchers = new Set<() => void>();
+
+  private constructor(
+    private readonly child: ChildProcess,
+    /** `performance.now()` just before the spawn. */
+    readonly spawnedAtMs: number,
+  ) {
+    const onData = (chunk: Buffer) => {
+      this.output += chunk.toString('utf8');
+      for (const watcher of this.watchers) watcher();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    this.exit = new Promise((resolve) =>
+      child.once('exit', () => {
+        resolve();
+        for (const watcher of this.watchers) watcher();
+      }),
+    );
+  }
+
+  static spawn(
+    build: BuildSnapshot,
+    script: string,
+    args: readonly string[],
+    options: SpawnNodeOptions,
+  ): ServerChild {
+    const spawnedAtMs = performance.now();
+    return new ServerChild(spawnNode(build, script, args, options), spawnedAtMs);
+  }
+
+  /** Everything written to stdout and stderr so far. */
+  get logs(): string {
+    return this.output;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves with the first match of `pattern` in the logs (past or future). */
+  waitForLog(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(this.output);
+        if (match) {
+          done();
+          resolve(match);
+        } else if (!this.running) {
+          done();
+          reject(new Error(`the server exited before logging ${pattern}:\n${this.tail()}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${this.tail()}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.watchers.delete(check);
+      };
+      this.watchers.add(check);
+      check();
+    });
+  }
+
+  /** Sends `signal` and resolves once the process is gone. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.running) this.child.kill(signal);
+    await this.exit;
+  }
+
+  /** The last lines logged, for error messages. */
+  tail(): string {
+    return this.output.slice(-4000);
+  }
+}

@@ -1,0 +1,150 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runBenchChild } from './bench-children';
+import { type BenchContext } from './bench-context';
+import { type GroupCommitSizes, groupCommitSizes } from './group-commit-sizes';
+import { type LoadReport } from './load-report';
+import { runLoad } from './load-runner';
+import { NestEchoServer } from './nest-echo-server';
+import { OnceService, type ReplayReport } from './once-service';
+import { type RawBatchReport } from './raw-level-batch';
+import { type RawIterateReport } from './raw-level-iterate';
+import { WalRecorder, type WalRecording } from './wal-recorder';
+
+/** Everything one throughput run measured, each figure from its own process. */
+export interface ThroughputRun {
+  /** Closed loop against the once service. */
+  readonly once: LoadReport;
+  /** Open loop at half of `once`'s throughput, same service. */
+  readonly halfPeak: LoadReport;
+  /** Closed loop against the NestJS TCP echo server. */
+  readonly nestTcp: LoadReport;
+  /** The service's group commits during `once`'s window, from its write-ahead log. */
+  readonly groupCommits: GroupCommitSizes & Omit<WalRecording, 'batches'>;
+  /** Synced LevelDB batches of the same size, no server. */
+  readonly rawBatch: RawBatchReport;
+  /** The service's boot replay of this run's journal. */
+  readonly replay: ReplayReport;
+  /** A bare iterator over the same journal. */
+  readonly rawIterate: RawIterateReport;
+}
+
+const CHILD_SLACK_MS = 120_000;
+
+/**
+ * One throughput run: the once service and the NestJS baseline measured
+ * back to back under the same load shape, the service's journal then replayed
+ * and iterated, and the same group commits written to a bare LevelDB.
+ * Odd runs start with NestJS so that neither server always runs first.
+ */
+export async function measureThroughputRun(
+  context: BenchContext,
+  index: number,
+): Promise<ThroughputRun> {
+  let nestTcp: LoadReport | undefined;
+  if (index % 2 === 1) nestTcp = await measureNestTcp(context);
+  const once = await measureOnce(context, index);
+  nestTcp ??= await measureNestTcp(context);
+  const { warmupMs, durationMs } = context.options;
+  const rawBatch = await runBenchChild<RawBatchReport>(
+    context.build,
+    'raw-level-batch',
+    [
+      '--dir',
+      join(context.workDir, `raw-batch-${index}`),
+      '--group-size',
+      String(Math.max(1, Math.round(once.groupCommits.avgGroupSize))),
+      '--value-bytes',
+      String(Math.round(once.groupCommits.meanValueBytes)),
+      '--warmup-ms',
+      String(warmupMs),
+      '--duration-ms',
+      String(durationMs),
+    ],
+    { timeoutMs: warmupMs + durationMs + CHILD_SLACK_MS },
+  );
+  context.log(
+    `  raw LevelDB, ${rawBatch.groupSize} × ${rawBatch.valueBytes} B per synced batch: ${Math.round(rawBatch.entriesPerSecond)} entries/s`,
+  );
+  return { ...once, nestTcp, rawBatch };
+}
+
+async function measureNestTcp(context: BenchContext): Promise<LoadReport> {
+  const server = await NestEchoServer.start(context.build);
+  try {
+    const report = await runLoad('nest-tcp', server.port, { kind: 'closed' }, context);
+    context.log(`  nest-tcp echo: ${Math.round(report.requestsPerSecond)} req/s`);
+    return report;
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * The once side of a run, on a fresh data directory with ONCE_SNAPSHOT_EVERY=0
+ * so that the journal alone holds the state: closed loop, then open loop at
+ * half its throughput; SIGKILL (a graceful stop would write a snapshot); boot
+ * again on the same directory to read its replay rate; SIGKILL; iterate.
+ */
+async function measureOnce(
+  context: BenchContext,
+  index: number,
+): Promise<Omit<ThroughputRun, 'nestTcp' | 'rawBatch'>> {
+  const dataDir = join(context.workDir, `throughput-${index}`, 'data');
+  const serviceOptions = {
+    build: context.build,
+    dataDir,
+    adminPassword: context.adminPassword,
+    snapshotEveryOps: 0,
+  };
+  const recorder = WalRecorder.start(join(dataDir, 'leveldb'));
+  let recording: WalRecording;
+  let once: LoadReport;
+  let halfPeak: LoadReport;
+  const service = await OnceService.start(serviceOptions);
+  try {
+    once = await runLoad('once', service.port, { kind: 'closed' }, context);
+    context.log(`  once closed loop: ${Math.round(once.requestsPerSecond)} req/s`);
+    halfPeak = await runLoad(
+      'once',
+      service.port,
+      { kind: 'open', ratePerSecond: once.requestsPerSecond / 2 },
+      context,
+    );
+    context.log(
+      `  once open loop at ${Math.round(once.requestsPerSecond / 2)} req/s: p50 ${halfPeak.latency.p50Ms.toFixed(2)} ms, p99 ${halfPeak.latency.p99Ms.toFixed(2)} ms`,
+    );
+  } finally {
+    await service.crash();
+    recording = recorder.finish();
+  }
+  const { batches, ...coverage } = recording;
+  const groupCommits = {
+    ...groupCommitSizes(batches, once.windowStartEpochMs!, once.windowEndEpochMs!),
+    ...coverage,
+  };
+  if (groupCommits.batches === 0) throw new Error('no journal batch in the write-ahead log');
+  context.log(
+    `  group commits: ${groupCommits.avgGroupSize.toFixed(1)} entries per synced batch (${groupCommits.batches} batches)`,
+  );
+  if (coverage.missedLogFiles > 0 || coverage.sequenceGaps > 0) {
+    context.log(
+      `  warning: ${coverage.missedLogFiles} log files missed, ${coverage.sequenceGaps} sequence gaps: avg_group_size is a sample`,
+    );
+  }
+
+  const rebooted = await OnceService.start(serviceOptions);
+  await rebooted.crash();
+  const replay = rebooted.replay;
+  if (replay.totalEntries === 0) throw new Error('the rebooted service had nothing to replay');
+  context.log(`  replay: ${replay.entriesPerSecond} entries/s over ${replay.totalEntries}`);
+  const rawIterate = await runBenchChild<RawIterateReport>(
+    context.build,
+    'raw-level-iterate',
+    ['--data-dir', dataDir],
+    { timeoutMs: CHILD_SLACK_MS },
+  );
+  context.log(`  raw iterator: ${Math.round(rawIterate.entriesPerSecond)} entries/s`);
+  await rm(join(context.workDir, `throughput-${index}`), { recursive: true, force: true });
+  return { once, halfPeak, groupCommits, replay, rawIterate };
+}

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = resolve(__dirname, '../..');
+/** Built by `npm run build` (nest build bench), like the service the other e2e tests run. */
+const BENCH_MAIN = join(ROOT, 'dist/bench/main.js');
+
+const FIGURES = [
+  'once_rps_64',
+  'nest_tcp_rps_64',
+  'ratio_once_vs_nest_tcp',
+  'avg_group_size',
+  'raw_level_rps_same_batch',
+  'ratio_once_vs_raw_level',
+  'p50_ms_at_half_peak',
+  'p99_ms_at_half_peak',
+  'replay_eps',
+  'raw_iter_eps',
+  'ratio_replay_vs_raw_iter',
+  'restart_s_with_snapshot',
+  'restart_s_without_snapshot',
+  'restart_ops',
+  'bytes_per_idle_session',
+] as const;
+
+describe('npm run bench -- --smoke', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'once-bench-smoke-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('measures every figure and writes them to the JSON file', async () => {
+    const out = join(dir, 'smoke.json');
+    await promisify(execFile)(process.execPath, [BENCH_MAIN, '--smoke', '--out', out], {
+      cwd: ROOT,
+      timeout: 55_000,
+    });
+    const results = JSON.parse(await readFile(out, 'utf8'));
+    for (const figure of FIGURES) {
+      expect({ figure, finite: Number.isFinite(results[figure]) }).toEqual({
+        figure,
+        finite: true,
+      });
+    }
+    expect(results.environment).toMatchObject({ command: expect.stringContaining('--smoke') });
+  });
+});
