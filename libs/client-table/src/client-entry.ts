@@ -2,10 +2,10 @@ import { CHECKSUM_SIZE, type ClientId } from '@once/protocol';
 import { type CachedReply } from './cached-reply';
 
 /**
- * A session: one client id's row of the client table, as callers see it.
+ * A session: one client id's row of the client table, as callers see it (read-only).
  *
- * Entries are immutable values: every commit replaces the entry with a new frozen one,
- * so an entry a caller holds (across an await, say) never changes under it.
+ * Entries are live: the table updates a session's entry in place when a reply commits
+ * (the hot path), so a caller that needs a value across an await copies it.
  *
  * Invariants (asserted where they are made, checked again by restore):
  * - `1 <= epoch <= latestCommitOp`;
@@ -40,12 +40,15 @@ export interface ClientEntry {
  */
 export const NO_REPLIES: readonly CachedReply[] = Object.freeze([]);
 
+/** The table's own, writable view of an entry. */
+export type MutableClientEntry = { -readonly [K in keyof ClientEntry]: ClientEntry[K] };
+
 /**
- * Builds a frozen entry. Every entry goes through here, so all of them share one hidden
+ * Builds an entry. Every entry goes through here, so all of them share one hidden
  * class (one property order), which keeps them small and property reads monomorphic.
  */
-export function createClientEntry(fields: ClientEntry): ClientEntry {
-  return Object.freeze({
+export function createClientEntry(fields: ClientEntry): MutableClientEntry {
+  return {
     client: fields.client,
     userId: fields.userId,
     epoch: fields.epoch,
@@ -54,7 +57,7 @@ export function createClientEntry(fields: ClientEntry): ClientEntry {
     latestCommitOp: fields.latestCommitOp,
     latestCommitTimestamp: fields.latestCommitTimestamp,
     replies: fields.replies,
-  });
+  };
 }
 
 /**

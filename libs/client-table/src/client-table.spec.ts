@@ -478,12 +478,22 @@ describe('ClientTable', () => {
       ]);
     });
 
-    it('hands out frozen values', () => {
+    it('hands out live entries: a committed reply updates the entry a caller holds', () => {
       const table = aliceWithReplies(1);
       const entry = table.get(A)!;
-      expect(Object.isFrozen(entry)).toBe(true);
-      expect(Object.isFrozen(entry.replies)).toBe(true);
-      expect(Object.isFrozen(entry.replies[0])).toBe(true);
+      const before = { watermark: entry.watermark, replies: entry.replies.length };
+      table.commitReply(
+        100_000,
+        100_000n,
+        A,
+        entry.epoch,
+        entry.watermark + 1,
+        sum(entry.watermark + 1),
+        frame('x'),
+      );
+      expect(entry.watermark).toBe(before.watermark + 1);
+      expect(entry.replies.length).toBe(before.replies + 1);
+      expect(table.get(A)).toBe(entry);
     });
   });
 });

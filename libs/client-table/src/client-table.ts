@@ -2,7 +2,13 @@ import { CHECKSUM_SIZE, ZERO_CHECKSUM, isClientId, type ClientId } from '@once/p
 import { type ApplicableResult } from './applicable-result';
 import { type CachedReply } from './cached-reply';
 import { type CheckResult } from './check-result';
-import { NO_REPLIES, createCachedReply, createClientEntry, type ClientEntry } from './client-entry';
+import {
+  NO_REPLIES,
+  createCachedReply,
+  createClientEntry,
+  type ClientEntry,
+  type MutableClientEntry,
+} from './client-entry';
 import { validateTableOptions, type ClientTableOptions } from './client-table-options';
 import { compareEvictionOrder } from './eviction-order';
 import { type RegisterResult } from './register-result';
@@ -229,23 +235,23 @@ export class ClientTable {
     this.latestOp = op;
     this.latestTimestamp = timestamp;
 
-    // Keep the newest ring - 1 replies, then append: the ring drops its oldest beyond `ring`.
-    const kept = Math.min(previous.length, this.limitRing - 1);
-    const replies: CachedReply[] = previous.slice(previous.length - kept);
+    // In place (the hot path): the ring drops its oldest beyond `ring`, the
+    // entry moves to the end of the eviction order.
     const cached = createCachedReply(request, requestChecksum, reply);
+    const live = entry as MutableClientEntry;
+    const replies =
+      previous === NO_REPLIES || Object.isFrozen(previous)
+        ? [...previous]
+        : (previous as CachedReply[]);
+    while (replies.length >= this.limitRing) replies.shift();
     replies.push(cached);
+    live.replies = replies;
+    live.watermark = request;
+    live.watermarkChecksum = cached.requestChecksum;
+    live.latestCommitOp = op;
+    live.latestCommitTimestamp = timestamp;
     this.table.delete(client);
-    this.table.set(
-      client,
-      createClientEntry({
-        ...entry,
-        watermark: request,
-        watermarkChecksum: cached.requestChecksum,
-        latestCommitOp: op,
-        latestCommitTimestamp: timestamp,
-        replies: Object.freeze(replies),
-      }),
-    );
+    this.table.set(client, live);
   }
 
   /**

@@ -496,13 +496,18 @@ export class Engine {
         this.failure ? `journal failed: ${this.failure.message}` : 'engine is stopped',
       );
     }
-    const appended = this.journal.append(draft);
-    const op = this.journal.lastOp;
+    let op: number;
+    try {
+      op = this.journal.enqueue(draft).op;
+    } catch (error) {
+      if (error instanceof Error && (error as { code?: string }).code === 'INVALID_ENTRY')
+        throw error;
+      throw new EngineUnavailableError(
+        `the journal takes no writes: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    // The journal is fail-stop: onJournalFailure reports a failed write once.
     if (callback) this.waiting.set(op, callback);
-    appended.catch(() => {
-      // The journal is fail-stop: onJournalFailure reports it once.
-      this.waiting.delete(op);
-    });
     return op;
   }
 

@@ -30,6 +30,9 @@ function newGroup<TOperation>(): Group<TOperation> {
     resolve = onResolve;
     reject = onReject;
   });
+  // Entries queued with `enqueue` wait on no promise: their failure is reported
+  // to the failure listeners, and must not also surface as an unhandled rejection.
+  durable.catch(() => undefined);
   return { entries: [], operations: [], durable, resolve, reject };
 }
 
@@ -99,6 +102,17 @@ export class GroupCommit<TOperation> {
    */
   submit(entry: JournalEntry, operation: TOperation): Promise<JournalEntry> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    return this.enqueue(entry, operation).durable.then(() => entry);
+  }
+
+  /**
+   * Queues `entry` like `submit`, without a promise of its own: the caller
+   * learns of durability from the durable listeners and of failure from the
+   * failure listeners (the hot path of a node that applies through them).
+   * Throws the failure if the journal already failed.
+   */
+  enqueue(entry: JournalEntry, operation: TOperation): { readonly durable: Promise<void> } {
+    if (this.#failure !== undefined) throw this.#failure;
     if (entry.op !== this.#lastSubmittedOp + 1) {
       throw new Error(
         `invariant broken: op ${entry.op} submitted after op ${this.#lastSubmittedOp}`,
@@ -114,7 +128,7 @@ export class GroupCommit<TOperation> {
     group.entries.push(entry);
     group.operations.push(operation);
     if (this.#writing === undefined) this.#startWrite();
-    return group.durable.then(() => entry);
+    return group;
   }
 
   /** Subscribes to synced groups; returns the unsubscribe function. */
