@@ -4,6 +4,7 @@
  *
  * The table copies both buffers when it caches them and hands out its own copies: nobody
  * may write to them. `reply` is opaque to the table: it is the exact frame to resend.
+ * A reply committed with an encoder (during replay) is encoded when first read.
  */
 export interface CachedReply {
   /** The request number this reply answers. */
@@ -13,3 +14,6 @@ export interface CachedReply {
   /** The reply frame, header and body, exactly as first sent. */
   readonly reply: Buffer;
 }
+
+/** Encodes a reply frame on demand: a deterministic function of the entry it answers. */
+export type ReplyEncoder = () => Uint8Array;

@@ -1,5 +1,5 @@
-import { CHECKSUM_SIZE, type ClientId } from '@once/protocol';
-import { type CachedReply } from './cached-reply';
+import { type ClientId } from '@once/protocol';
+import { type CachedReply, type ReplyEncoder } from './cached-reply';
 
 /**
  * A session: one client id's row of the client table, as callers see it (read-only).
@@ -61,25 +61,52 @@ export function createClientEntry(fields: ClientEntry): MutableClientEntry {
 }
 
 /**
- * Builds a frozen cached reply that owns its bytes: the checksum and the reply are copied
- * into one exact-size allocation outside Node's shared 8 KiB pool.
+ * A cached reply that owns its bytes: the reply frame is copied into one exact-size
+ * allocation outside Node's shared 8 KiB pool, and the checksum is an own copy.
  *
  * Why copy: a cached reply lives as long as its session. Keeping the caller's buffers
  * would let a 16-byte checksum sliced from a journal read (or a small reply sliced from
  * the pool) pin the whole larger buffer for that long, and would let a caller that reuses
  * its buffers change bytes the table promises to resend unchanged.
+ *
+ * Given an encoder instead of bytes (replay caches thousands of replies per session that
+ * the ring drops again before anyone asks), the frame is encoded on first read only.
  */
+class StoredReply implements CachedReply {
+  readonly requestChecksum: Buffer;
+  #bytes: Buffer | undefined;
+  #encode: ReplyEncoder | undefined;
+
+  constructor(
+    readonly request: number,
+    requestChecksum: Uint8Array,
+    reply: Uint8Array | ReplyEncoder,
+  ) {
+    this.requestChecksum = Buffer.allocUnsafe(requestChecksum.length);
+    this.requestChecksum.set(requestChecksum);
+    if (typeof reply === 'function') this.#encode = reply;
+    else this.#bytes = ownedCopy(reply);
+  }
+
+  get reply(): Buffer {
+    if (this.#bytes === undefined) {
+      this.#bytes = ownedCopy(this.#encode!());
+      this.#encode = undefined;
+    }
+    return this.#bytes;
+  }
+}
+
+function ownedCopy(bytes: Uint8Array): Buffer {
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
 export function createCachedReply(
   request: number,
   requestChecksum: Uint8Array,
-  reply: Uint8Array,
+  reply: Uint8Array | ReplyEncoder,
 ): CachedReply {
-  const bytes = Buffer.allocUnsafeSlow(CHECKSUM_SIZE + reply.length);
-  bytes.set(requestChecksum, 0);
-  bytes.set(reply, CHECKSUM_SIZE);
-  return Object.freeze({
-    request,
-    requestChecksum: bytes.subarray(0, CHECKSUM_SIZE),
-    reply: bytes.subarray(CHECKSUM_SIZE),
-  });
+  return new StoredReply(request, requestChecksum, reply);
 }

@@ -294,8 +294,27 @@ describe('ClientTable', () => {
       expect(entry.watermarkChecksum).toEqual(sum(1));
       expect(entry.latestCommitOp).toBe(3);
       expect(entry.latestCommitTimestamp).toBe(30n);
-      expect(entry.replies).toEqual([{ request: 1, requestChecksum: sum(1), reply: frame('a1') }]);
+      expect(
+        entry.replies.map(({ request, requestChecksum, reply }) => ({
+          request,
+          requestChecksum,
+          reply,
+        })),
+      ).toEqual([{ request: 1, requestChecksum: sum(1), reply: frame('a1') }]);
       expect([...table.entries()].map((e) => e.client)).toEqual([B, A]);
+    });
+
+    it('encodes a reply given as an encoder when it is first read, once', () => {
+      const table = aliceWithReplies(0);
+      let encoded = 0;
+      table.commitReply(2, 2000n, A, 1, 1, sum(1), () => {
+        encoded++;
+        return frame('a1');
+      });
+      expect(encoded).toBe(0);
+      expect(table.check(A, 1, 1, sum(1))).toEqual({ kind: 'duplicate', reply: frame('a1') });
+      expect(table.check(A, 1, 1, sum(1))).toEqual({ kind: 'duplicate', reply: frame('a1') });
+      expect(encoded).toBe(1);
     });
 
     it('caches copies: the caller may reuse its buffers', () => {

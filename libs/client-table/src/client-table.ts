@@ -1,6 +1,6 @@
 import { CHECKSUM_SIZE, ZERO_CHECKSUM, isClientId, type ClientId } from '@once/protocol';
 import { type ApplicableResult } from './applicable-result';
-import { type CachedReply } from './cached-reply';
+import { type CachedReply, type ReplyEncoder } from './cached-reply';
 import { type CheckResult } from './check-result';
 import {
   NO_REPLIES,
@@ -212,7 +212,7 @@ export class ClientTable {
     session: number,
     request: number,
     requestChecksum: Buffer,
-    reply: Buffer,
+    reply: Buffer | ReplyEncoder,
   ): void {
     this.assertCommit(op, timestamp);
     const entry = this.table.get(client);
@@ -229,7 +229,10 @@ export class ClientTable {
       requestChecksum instanceof Uint8Array && requestChecksum.length === CHECKSUM_SIZE,
       'commitReply: requestChecksum must be 16 bytes',
     );
-    tableAssert(reply instanceof Uint8Array, 'commitReply: reply must be bytes');
+    tableAssert(
+      reply instanceof Uint8Array || typeof reply === 'function',
+      'commitReply: reply must be bytes or an encoder of them',
+    );
     const previous = entry.replies;
     tableAssert(previous.length <= this.limitRing, `client ${client}: ring above limit`);
     this.latestOp = op;

@@ -8,10 +8,13 @@ import {
   Status,
   ZERO_CHECKSUM,
   ZERO_CLIENT_ID,
+  HEADER_SIZE,
   encodeFrame,
   errorBody,
+  errorBodyText,
   mintResumeToken,
   okBody,
+  okBodyText,
 } from '@once/protocol';
 import { type AdmissionContext } from './admission-context';
 import { type ApplyContext, SYSTEM_USER_ID } from './apply-context';
@@ -86,6 +89,8 @@ export class Engine {
   private commitOpValue = 0;
   private commitTimestampValue = 0n;
   private lastSnapshotOp = 0;
+  /** While replaying with nobody watching outcomes: cached replies are encoded on first read. */
+  private deferReplies = false;
   private snapshotWrite: Promise<void> | undefined;
   private failure: Error | undefined;
 
@@ -128,6 +133,14 @@ export class Engine {
   }
   get failedWith(): Error | undefined {
     return this.failure;
+  }
+
+  /**
+   * Replay mode: outcomes carry no reply bytes and the table encodes cached
+   * replies lazily. The replies are the same bytes, computed later or never.
+   */
+  setDeferredReplies(deferred: boolean): void {
+    this.deferReplies = deferred;
   }
 
   setPhase(phase: EnginePhase): void {
@@ -282,23 +295,39 @@ export class Engine {
   private applyCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
     const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
     if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
-    const result = this.runHandler(entry);
-    const reply = encodeFrame(
-      {
-        command: Command.Reply,
-        operation: Operation.Command,
-        status: Status.Ok,
-        client: entry.client,
-        session: entry.session,
-        request: entry.request,
-        resumeToken: entry.requestChecksum,
-        op: entry.op,
-        commit: entry.op,
-        timestamp: entry.timestamp,
-        watermark: entry.request,
-      },
-      result,
-    );
+    const resultText = this.runHandler(entry);
+    const encode = (): Buffer =>
+      encodeFrame(
+        {
+          command: Command.Reply,
+          operation: Operation.Command,
+          status: Status.Ok,
+          client: entry.client,
+          session: entry.session,
+          request: entry.request,
+          resumeToken: entry.requestChecksum,
+          op: entry.op,
+          commit: entry.op,
+          timestamp: entry.timestamp,
+          watermark: entry.request,
+        },
+        resultText,
+      );
+    if (this.deferReplies) {
+      // Replay: the ring will drop most of these before anyone asks; the
+      // table encodes a reply (the same bytes) when it is first read.
+      this.tableValue.commitReply(
+        entry.op,
+        entry.timestamp,
+        entry.client,
+        entry.session,
+        entry.request,
+        entry.requestChecksum,
+        encode,
+      );
+      return { ...quiet(entry, ended), cached: true };
+    }
+    const reply = encode();
     this.tableValue.commitReply(
       entry.op,
       entry.timestamp,
@@ -308,11 +337,11 @@ export class Engine {
       entry.requestChecksum,
       reply,
     );
-    return { ...quiet(entry, ended), reply, cached: true, result };
+    return { ...quiet(entry, ended), reply, cached: true, result: reply.subarray(HEADER_SIZE) };
   }
 
   private applySystemCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
-    return { ...quiet(entry, ended), result: this.runHandler(entry) };
+    return { ...quiet(entry, ended), result: Buffer.from(this.runHandler(entry)) };
   }
 
   private applyBoot(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
@@ -381,16 +410,19 @@ export class Engine {
     return { ...quiet(entry, ended), reply };
   }
 
-  /** Runs the command's handler; returns the outcome body. Never throws. */
-  private runHandler(entry: JournalEntry): Buffer {
+  /** Runs the command's handler; returns the outcome body (JSON text). Never throws. */
+  private runHandler(entry: JournalEntry): string {
     const body = decodeCommandBody(entry.body);
     if (!body) {
-      return errorBody(EngineRefusal.InvalidEntry, `entry at op ${entry.op} is not a command body`);
+      return errorBodyText(
+        EngineRefusal.InvalidEntry,
+        `entry at op ${entry.op} is not a command body`,
+      );
     }
-    if (body.refusal) return errorBody(body.refusal.code, body.refusal.message);
+    if (body.refusal) return errorBodyText(body.refusal.code, body.refusal.message);
     const handler = this.commands.get(body.pattern);
     if (!handler) {
-      return errorBody(
+      return errorBodyText(
         EngineRefusal.UnknownPattern,
         `no command handler for pattern "${body.pattern}"`,
       );
@@ -399,19 +431,19 @@ export class Engine {
       const result: unknown = handler.apply(body.data, this.contextOf(entry));
       if (isThenable(result)) {
         result.then(undefined, () => undefined);
-        return errorBody(
+        return errorBodyText(
           EngineRefusal.AsyncHandler,
           `handler for "${body.pattern}" returned a promise; command handlers must be synchronous`,
         );
       }
-      return okBody(result);
+      return okBodyText(result);
     } catch (error) {
-      if (error instanceof CommandError) return errorBody(error.code, error.message);
+      if (error instanceof CommandError) return errorBodyText(error.code, error.message);
       const message = error instanceof Error ? error.message : String(error);
       if (this.phaseValue === 'ready') {
         this.logger.error(`handler for "${body.pattern}" failed at op ${entry.op}: ${message}`);
       }
-      return errorBody(EngineRefusal.HandlerFailed, message);
+      return errorBodyText(EngineRefusal.HandlerFailed, message);
     }
   }
 

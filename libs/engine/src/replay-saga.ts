@@ -4,6 +4,7 @@ import {
   asyncScheduler,
   concat,
   defer,
+  finalize,
   from,
   map,
   of,
@@ -82,6 +83,7 @@ export function replaySaga(
           commitOp: engine.commitOp,
         };
       };
+      engine.setDeferredReplies(onOutcome === undefined);
       const applied$ = from(journal.readBatches(snapshotOp + 1, batchSize)).pipe(
         map((batch) => {
           if (onOutcome) {
@@ -93,6 +95,7 @@ export function replaySaga(
           return report(false);
         }),
         throttleTime(intervalMs, asyncScheduler, { leading: true, trailing: false }),
+        finalize(() => engine.setDeferredReplies(false)),
       );
       return concat(
         applied$,

@@ -2,7 +2,7 @@ import { type CanActivate, Logger } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { type MessageHandler } from '@nestjs/microservices';
 import { type Socket } from 'node:net';
-import { lastValueFrom, type Observable } from 'rxjs';
+import { isObservable, lastValueFrom, type Observable } from 'rxjs';
 import { type ClientEntry } from '@once/client-table';
 import { type ApplyOutcome, type EndedSession, type Engine, encodeCommandBody } from '@once/engine';
 import { AdmissionTicket, type OnceRuntime, ONCE_PATTERN_KIND, RAW_PAYLOAD } from '@once/framework';
@@ -534,6 +534,9 @@ export class Gateway implements ConnectionHost, SessionGate {
     context: OnceRpcContext,
   ): Promise<unknown> {
     const returned: unknown = await handler(data, context);
+    // Without interceptors NestJS has already run the handler: a command's stub
+    // has handed over its ticket and there is nothing to subscribe to.
+    if (context.admission && !isObservable(returned)) return returned;
     return lastValueFrom(this.handlers.transformToObservable<unknown>(returned), {
       defaultValue: undefined,
     });

@@ -16,8 +16,9 @@ class SessionFlight<Origin> {
   readonly requests = new Map<string, InFlightRequest<Origin>>();
   readonly capacityWaiters: Array<() => void> = [];
   /** Journal submissions of one session happen in order, even across connections. */
-  tail: Promise<void> = Promise.resolve();
-  pendingSerialized = 0;
+  readonly serialized: Array<() => void | Promise<void>> = [];
+  /** True while a serialized work item runs (it may be awaiting). */
+  running = false;
 }
 
 const key = (epoch: number, request: number) => `${epoch}:${request}`;
@@ -83,16 +84,34 @@ export class SessionFlights<Origin> {
   /**
    * Runs `work` after the session's earlier serialized work (admissions,
    * releases) reached the journal, so the journal sees them in that order.
+   * When nothing is queued it starts at once, in the caller's turn.
    */
   serialize(client: ClientId, work: () => void | Promise<void>): Promise<void> {
     const flight = this.flightOf(client);
-    flight.pendingSerialized++;
-    const run = flight.tail.then(work).finally(() => {
-      flight.pendingSerialized--;
-      this.dropIfIdle(client, flight);
+    return new Promise<void>((resolve, reject) => {
+      flight.serialized.push(async () => {
+        try {
+          await work();
+          resolve();
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+      if (!flight.running) void this.runSerialized(client, flight);
     });
-    flight.tail = run.catch(() => undefined);
-    return run;
+  }
+
+  private async runSerialized(client: ClientId, flight: SessionFlight<Origin>): Promise<void> {
+    flight.running = true;
+    try {
+      for (let work = flight.serialized.shift(); work; work = flight.serialized.shift()) {
+        const pending = work();
+        if (pending) await pending;
+      }
+    } finally {
+      flight.running = false;
+      this.dropIfIdle(client, flight);
+    }
   }
 
   private flightOf(client: ClientId): SessionFlight<Origin> {
@@ -105,7 +124,8 @@ export class SessionFlights<Origin> {
     if (
       flight.requests.size === 0 &&
       flight.capacityWaiters.length === 0 &&
-      flight.pendingSerialized === 0 &&
+      !flight.running &&
+      flight.serialized.length === 0 &&
       this.flights.get(client) === flight
     ) {
       this.flights.delete(client);

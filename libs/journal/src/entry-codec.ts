@@ -1,6 +1,12 @@
-import { checksumInto, checksumMatches, readClientId, readU64, writeU64 } from '@once/protocol';
+import {
+  checksumInto,
+  checksumMatches,
+  readClientId,
+  readU64,
+  writeClientId,
+  writeU64,
+} from '@once/protocol';
 import { bufferView } from './buffer-view';
-import { writeValidatedClientId } from './client-id-bytes';
 import { assertValidDraft } from './entry-validator';
 import { InvalidEntryError } from './invalid-entry.error';
 import { JournalCorruptionError } from './journal-corruption.error';
@@ -68,7 +74,7 @@ export function encodeValidatedEntry(draft: EntryDraft, op: number, timestamp: b
   const bytes = Buffer.allocUnsafe(ENTRY_HEADER_BYTES + body.byteLength);
   writeU64(bytes, EntryOffset.op, op);
   bytes.writeBigUInt64LE(timestamp, EntryOffset.timestamp);
-  writeValidatedClientId(bytes, EntryOffset.client, draft.client);
+  writeClientId(bytes, EntryOffset.client, draft.client);
   writeU64(bytes, EntryOffset.session, draft.session);
   writeU64(bytes, EntryOffset.request, draft.request);
   bytes.set(draft.requestChecksum, EntryOffset.requestChecksum);

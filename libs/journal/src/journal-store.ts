@@ -366,10 +366,15 @@ export class JournalStore {
   ): AsyncGenerator<JournalEntry[]> {
     let expectedOp = fromOp;
     const iterator = this.#journal.iterator({ gte: encodeOpKey(fromOp) });
+    // Read-ahead: LevelDB fetches the next batch (on its own thread) while
+    // this one is decoded and applied, so replay is not read, apply, read, …
+    let next: Promise<Array<[Buffer, Buffer]>> | undefined = iterator.nextv(batchSize);
     try {
       for (;;) {
-        const rows = await iterator.nextv(batchSize);
+        const rows = await next;
+        next = undefined;
         if (rows.length === 0) break;
+        next = iterator.nextv(batchSize);
         const entries = new Array<JournalEntry>(rows.length);
         for (let i = 0; i < rows.length; i++) {
           const [key, value] = rows[i];
@@ -388,6 +393,8 @@ export class JournalStore {
         yield entries;
       }
     } finally {
+      // An in-flight read must settle before the iterator closes.
+      await next?.catch(() => undefined);
       await iterator.close();
     }
     if (expectedOp <= durableOp) {

@@ -33,13 +33,24 @@ export function readClientId(buffer: Uint8Array, offset: number): ClientId {
   return hex;
 }
 
-/** Writes `id` as a u128 at `offset` (16 bytes, low 64 bits first). */
+/**
+ * Writes `id` as a u128 at `offset` (16 bytes, low 64 bits first).
+ *
+ * Every reply and journal entry carries one: the hex is decoded natively
+ * (which also validates it: decoding stops at the first non-hex digit) and
+ * the big-endian digits are reversed in place into the little-endian u128.
+ */
 export function writeClientId(buffer: Uint8Array, offset: number, id: ClientId): void {
-  if (!isClientId(id)) {
+  const target = Buffer.isBuffer(buffer)
+    ? buffer
+    : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  if (typeof id !== 'string' || id.length !== 32 || target.write(id, offset, 16, 'hex') !== 16) {
     throw new TypeError(`not a client id (32 lowercase hex digits): ${String(id)}`);
   }
-  for (let i = 0; i < 16; i++) {
-    buffer[offset + i] = parseInt(id.slice(30 - 2 * i, 32 - 2 * i), 16);
+  for (let low = offset, high = offset + 15; low < high; low++, high--) {
+    const byte = target[low];
+    target[low] = target[high];
+    target[high] = byte;
   }
 }
 

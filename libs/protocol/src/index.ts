@@ -22,4 +22,11 @@ export {
   resumeTokenToHex,
   resumeTokenFromHex,
 } from './resume-token';
-export { type ReplyOutcome, okBody, errorBody, parseReplyBody } from './reply-body';
+export {
+  type ReplyOutcome,
+  okBody,
+  okBodyText,
+  errorBody,
+  errorBodyText,
+  parseReplyBody,
+} from './reply-body';

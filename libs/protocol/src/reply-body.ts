@@ -17,16 +17,23 @@ export type ReplyOutcome =
  * dropped. Throws whatever `JSON.stringify` throws (a cycle, a bigint).
  */
 export function okBody(result: unknown): Buffer {
+  return Buffer.from(okBodyText(result), 'utf8');
+}
+
+/** {@link okBody} as text, for writing straight into a frame without an intermediate buffer. */
+export function okBodyText(result: unknown): string {
   const json = result === undefined ? undefined : JSON.stringify(result);
-  return Buffer.from(`{"ok":true,"result":${json ?? 'null'}}`, 'utf8');
+  return `{"ok":true,"result":${json ?? 'null'}}`;
 }
 
 /** `{"ok":false,"error":{"code":…,"message":…}}`. */
 export function errorBody(code: string, message: string): Buffer {
-  return Buffer.from(
-    `{"ok":false,"error":{"code":${JSON.stringify(String(code))},"message":${JSON.stringify(String(message))}}}`,
-    'utf8',
-  );
+  return Buffer.from(errorBodyText(code, message), 'utf8');
+}
+
+/** {@link errorBody} as text. */
+export function errorBodyText(code: string, message: string): string {
+  return `{"ok":false,"error":{"code":${JSON.stringify(String(code))},"message":${JSON.stringify(String(message))}}}`;
 }
 
 /**
