@@ -2,8 +2,11 @@ import 'reflect-metadata';
 import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { OnceRuntime } from '@once/framework';
-import { OnceServer } from '@once/gateway';
+import { type GatewayTlsOptions, OnceServer } from '@once/gateway';
+import { readFileSync } from 'node:fs';
 import { AppModule, adminGenesis } from './app.module';
+import { truncateCorruptTail } from './maintenance/truncate-corrupt-tail';
+import { verifyJournal } from './maintenance/verify-journal';
 import {
   ConfigError,
   type LogLevelName,
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
     colors: config.logFormat === 'text' && Boolean(process.stdout.isTTY),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
   });
+  if (config.verify) process.exit(await verifyJournal(config, logger));
+  if (config.truncateCorruptTail) process.exit(await truncateCorruptTail(config, logger));
   if (config.adminPasswordIsDefault) {
     logger.warn(
       'ONCE_ADMIN_PASSWORD is not set: a new data directory gets the user admin with the password "admin"',
@@ -53,6 +58,11 @@ async function main(): Promise<void> {
     maxFrameBytes: config.maxFrameBytes,
     maxConnections: config.maxConnections,
     maxPendingEntries: config.maxPendingEntries,
+    partialFrameTimeoutMs: config.partialFrameTimeoutMs,
+    idleUnboundTimeoutMs: config.idleTimeoutMs,
+    maxFailedRegistersPerAddressPerMinute: config.registerFailuresPerMinute,
+    maxFailedRegistersPerConnection: config.registerFailuresPerConnection,
+    tls: readTls(config),
   });
   const app = await NestFactory.createMicroservice(
     AppModule.register({
@@ -95,7 +105,28 @@ async function main(): Promise<void> {
     });
 }
 
+/** The TLS key material named by the settings, read now so a bad path stops the start. */
+function readTls(config: ServerConfig): GatewayTlsOptions | undefined {
+  if (!config.tlsKeyFile || !config.tlsCertFile) return undefined;
+  const read = (file: string, what: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new ConfigError(`cannot read the TLS ${what} ${file}: ${(error as Error).message}`);
+    }
+  };
+  return {
+    key: read(config.tlsKeyFile, 'key'),
+    cert: read(config.tlsCertFile, 'certificate'),
+    ca: config.tlsCaFile ? read(config.tlsCaFile, 'CA bundle') : undefined,
+  };
+}
+
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`once: invalid setting: ${error.message}\n`);
+    process.exit(2);
+  }
   const { code, message } = error as { code?: string; message?: string };
   process.stderr.write(
     `once: cannot start: ${message ?? String(error)}${code ? ` (${code})` : ''}\n`,

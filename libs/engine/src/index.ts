@@ -20,4 +20,5 @@ export { SnapshotInvalidError } from './engine-snapshot-codec';
 export { type ConnectionScopedState, type ModuleState, isConnectionScoped } from './module-state';
 export { type GenesisCommand, OnceNode, type OnceNodeOptions } from './once-node';
 export { type ReplayProgress, type ReplaySagaOptions, replaySaga } from './replay-saga';
+export { type ReplayVerification, verifyReplay } from './replay-verification';
 export { DuplicateStateError, StateMismatchError, StateRegistry } from './state-registry';

@@ -19,6 +19,12 @@ export interface OnceModuleOptions {
   readonly journal?: JournalStoreOptions;
   /** Replay progress log interval. Default 1000 ms. */
   readonly progressIntervalMs?: number;
+  /**
+   * Maintenance: instead of booting, replay the whole journal from op 1 and
+   * compare it with the newest snapshot (see `OnceRuntime.whenVerified`).
+   * Nothing is written and nothing is served.
+   */
+  readonly verifyOnly?: boolean;
 }
 
 export interface OnceModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {

@@ -7,7 +7,13 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { ModuleRef, ModulesContainer } from '@nestjs/core';
-import { type Engine, OnceNode, type ReplayProgress } from '@once/engine';
+import {
+  type Engine,
+  OnceNode,
+  type ReplayProgress,
+  type ReplayVerification,
+  verifyReplay,
+} from '@once/engine';
 import { type JournalStore } from '@once/journal';
 import { type Subscription } from 'rxjs';
 import { HandlerExplorer } from './handler-explorer';
@@ -121,7 +127,21 @@ export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnAppl
     );
   }
 
+  private verification: Promise<ReplayVerification> | undefined;
+
+  /** With `verifyOnly`: the result of replaying the whole journal (see verifyReplay). */
+  whenVerified(): Promise<ReplayVerification> {
+    if (!this.verification)
+      throw new Error('whenVerified() needs OnceModule options { verifyOnly: true }');
+    return this.verification;
+  }
+
   onApplicationBootstrap(): void {
+    if (this.options.verifyOnly) {
+      this.verification = verifyReplay(this.journal, this.engine);
+      this.verification.catch(() => undefined);
+      return;
+    }
     this.bootSubscription = this.node.boot().subscribe({
       next: (progress) => this.logProgress(progress),
       error: (error: unknown) => {
@@ -138,7 +158,8 @@ export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnAppl
 
   async onApplicationShutdown(): Promise<void> {
     this.bootSubscription?.unsubscribe();
-    if (this.nodeValue) await this.nodeValue.stop();
+    // A verification writes nothing, not even the snapshot a stop takes.
+    if (this.nodeValue) await this.nodeValue.stop({ snapshot: !this.options.verifyOnly });
   }
 
   private logProgress(progress: ReplayProgress): void {

@@ -96,7 +96,14 @@ export class Gateway implements ConnectionHost, SessionGate {
     runtime.whenOpen().then(
       (engine) => {
         this.engineValue = engine;
-        this.unsubscribe = engine.onApplied((outcome) => this.afterApply(outcome));
+        const offApplied = engine.onApplied((outcome) => this.afterApply(outcome));
+        const offPhase = engine.onPhase((phase) => {
+          if (phase === 'failed') this.failInFlight();
+        });
+        this.unsubscribe = () => {
+          offApplied();
+          offPhase();
+        };
       },
       () => undefined,
     );
@@ -388,7 +395,7 @@ export class Gateway implements ConnectionHost, SessionGate {
 
     const binding = connection.binding!;
     const checksum = Buffer.from(checksumBody);
-    this.flights.admit(client, session, number, checksum, connection);
+    this.flights.admit(client, session, number, request.operation, checksum, connection);
     await this.flights.serialize(client, async () => {
       const body =
         request.operation === Operation.Command
@@ -756,6 +763,38 @@ export class Gateway implements ConnectionHost, SessionGate {
         errorBody(STATUS_NAMES[status], message),
       ),
     );
+  }
+
+  /**
+   * The journal failed (fail-stop): nothing admitted will commit. Every
+   * request in flight is answered NOT_READY — never OK — so its client
+   * retries it once the node is back (after a restart the entry is not in the
+   * journal, so the retry applies it once).
+   */
+  private failInFlight(): void {
+    for (const [client, inFlight] of this.flights.all()) {
+      const target = this.replyTarget(client, inFlight.epoch, inFlight.origin);
+      target?.send(
+        encodeFrame(
+          {
+            command: Command.Reply,
+            operation: inFlight.operation,
+            status: Status.NotReady,
+            client,
+            session: inFlight.epoch,
+            request: inFlight.request,
+            resumeToken: inFlight.checksum,
+            commit: this.commitOp,
+          },
+          errorBody(
+            'NOT_READY',
+            'the node stopped: its journal cannot write; retry after it restarts',
+          ),
+        ),
+      );
+    }
+    this.flights.clear();
+    for (const wake of this.journalWaiters.splice(0)) wake();
   }
 
   /** Closes connections that hold an incomplete frame too long, or idle without a session. */

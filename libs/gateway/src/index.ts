@@ -8,6 +8,7 @@ export { SessionEvictedException } from './exceptions/session-evicted.exception'
 export {
   GATEWAY_DEFAULTS,
   type GatewayOptions,
+  type GatewayTlsOptions,
   InvalidGatewayOptionsError,
   type ResolvedGatewayOptions,
 } from './gateway-options';

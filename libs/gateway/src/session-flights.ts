@@ -5,6 +5,8 @@ export interface InFlightRequest<Origin> {
   /** The epoch it was admitted under. */
   readonly epoch: number;
   readonly request: number;
+  /** COMMAND or LOGOUT. */
+  readonly operation: number;
   /** `checksum_body` of the request (an own copy, not a view of a socket chunk). */
   readonly checksum: Buffer;
   /** The connection it arrived on (the reply goes to the session's holder when it commits). */
@@ -61,8 +63,21 @@ export class SessionFlights<Origin> {
   }
 
   /** Marks `request` admitted under `epoch`; from now on a retry of it is "in flight". */
-  admit(client: ClientId, epoch: number, request: number, checksum: Buffer, origin: Origin): void {
-    this.flightOf(client).requests.set(key(epoch, request), { epoch, request, checksum, origin });
+  admit(
+    client: ClientId,
+    epoch: number,
+    request: number,
+    operation: number,
+    checksum: Buffer,
+    origin: Origin,
+  ): void {
+    this.flightOf(client).requests.set(key(epoch, request), {
+      epoch,
+      request,
+      operation,
+      checksum,
+      origin,
+    });
   }
 
   /** Its outcome applied (or it never reached the journal): frees a place in the session's pipeline. */
@@ -129,6 +144,21 @@ export class SessionFlights<Origin> {
       this.flights.get(client) === flight
     ) {
       this.flights.delete(client);
+    }
+  }
+
+  /** Every request in flight, across sessions (for answering them when the node fails). */
+  *all(): IterableIterator<[ClientId, InFlightRequest<Origin>]> {
+    for (const [client, flight] of this.flights) {
+      for (const inFlight of flight.requests.values()) yield [client, inFlight];
+    }
+  }
+
+  /** Forgets every request in flight (the journal failed: none of them will commit). */
+  clear(): void {
+    for (const flight of this.flights.values()) {
+      flight.requests.clear();
+      for (const wake of flight.capacityWaiters.splice(0)) wake();
     }
   }
 

@@ -1,4 +1,5 @@
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import { type Frame, FrameDecoder } from '@once/protocol';
 
 /** What a link reports to its owner. */
@@ -41,9 +42,13 @@ export class NodeLink {
     port: number,
     timeoutMs: number,
     handler: LinkHandler,
+    tls?: ConnectionOptions,
   ): Promise<NodeLink> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ host, port });
+      const socket = tls
+        ? connectTls({ ...(isIP(host) === 0 && { servername: host }), ...tls, host, port })
+        : connect({ host, port });
+      const ready = tls ? 'secureConnect' : 'connect';
       const timer = setTimeout(() => {
         socket.destroy();
         reject(new Error(`no connection to ${host}:${port} within ${timeoutMs} ms`));
@@ -54,7 +59,7 @@ export class NodeLink {
         reject(error);
       };
       socket.once('error', onError);
-      socket.once('connect', () => {
+      socket.once(ready, () => {
         clearTimeout(timer);
         socket.off('error', onError);
         resolve(new NodeLink(socket, handler));

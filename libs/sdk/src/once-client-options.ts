@@ -1,3 +1,4 @@
+import { type ConnectionOptions } from 'node:tls';
 import { type ClientId, DEFAULT_MAX_FRAME_BYTES, isClientId, ZERO_CLIENT_ID } from '@once/protocol';
 import { type BackoffSettings } from './backoff';
 import { InvalidOptionsError } from './errors/invalid-options.error';
@@ -71,6 +72,12 @@ export interface OnceClientOptions {
    * locally (InvalidPayloadError) instead of making the node close the connection.
    */
   maxFrameBytes?: number;
+  /**
+   * Connect with TLS. `true` uses the system's trusted CAs; an object is
+   * passed to `tls.connect` (e.g. `{ ca }` for a private CA, `servername`).
+   * Default: plain TCP.
+   */
+  tls?: boolean | ConnectionOptions;
 }
 
 /** The options with every default filled in. */
@@ -87,6 +94,7 @@ export interface ResolvedOptions {
   readonly reconnect: BackoffSettings & { readonly maxAttempts: number };
   readonly connectTimeoutMs: number;
   readonly maxFrameBytes: number;
+  readonly tls: ConnectionOptions | undefined;
 }
 
 export const DEFAULT_OPTIONS = {
@@ -178,6 +186,7 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
     reconnect,
     connectTimeoutMs,
     maxFrameBytes,
+    tls: options.tls === true ? {} : options.tls || undefined,
   };
 }
 

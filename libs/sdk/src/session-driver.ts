@@ -233,8 +233,8 @@ export class SessionDriver implements LinkHandler {
   private openLink(): void {
     if (this.stopped) return;
     this.state = { kind: 'connecting' };
-    const { host, port, connectTimeoutMs } = this.options;
-    NodeLink.open(host, port, connectTimeoutMs, this).then(
+    const { host, port, connectTimeoutMs, tls } = this.options;
+    NodeLink.open(host, port, connectTimeoutMs, this, tls).then(
       (link) => {
         if (this.state.kind !== 'connecting') {
           link.destroy();

@@ -17,6 +17,16 @@ describe('server settings', () => {
       maxConnections: 10_000,
       maxPendingEntries: 65_536,
       sessionTtlMs: 0,
+      partialFrameTimeoutMs: 10_000,
+      idleTimeoutMs: 60_000,
+      registerFailuresPerMinute: 30,
+      registerFailuresPerConnection: 5,
+      tlsKeyFile: undefined,
+      tlsCertFile: undefined,
+      tlsCaFile: undefined,
+      verify: false,
+      truncateCorruptTail: false,
+      yes: false,
       logFormat: 'text',
       logLevel: 'log',
     });
@@ -54,6 +64,8 @@ describe('server settings', () => {
     [{ ONCE_SESSION_TTL: '5 weeks' }, /session-ttl must be a duration/],
     [{ ONCE_LOG_FORMAT: 'xml' }, /log-format/],
     [{ ONCE_ADMIN_PASSWORD: '' }, /admin password must not be empty/],
+    [{ ONCE_TLS_KEY: '/k.pem' }, /TLS needs both/],
+    [{ ONCE_IDLE_TIMEOUT: '0' }, /idle-timeout/],
   ])('refuses %j with a message naming the setting', (env, message) => {
     expect(() => loadServerConfig(argv(), env)).toThrow(ConfigError);
     expect(() => loadServerConfig(argv(), env)).toThrow(message);

@@ -16,6 +16,19 @@ export interface ServerConfig {
   readonly maxPendingEntries: number;
   /** Sessions idle longer than this (journal time) expire; 0 = never. */
   readonly sessionTtlMs: number;
+  readonly partialFrameTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly registerFailuresPerMinute: number;
+  readonly registerFailuresPerConnection: number;
+  /** PEM key and certificate (and optional client CA) file paths; TLS when key and cert are set. */
+  readonly tlsKeyFile: string | undefined;
+  readonly tlsCertFile: string | undefined;
+  readonly tlsCaFile: string | undefined;
+  /** Maintenance instead of serving: verify the journal by a full replay. */
+  readonly verify: boolean;
+  /** Maintenance instead of serving: cut the journal at its first corrupt entry (with `yes`). */
+  readonly truncateCorruptTail: boolean;
+  readonly yes: boolean;
   readonly logFormat: 'text' | 'json';
   readonly logLevel: LogLevelName;
 }
@@ -81,6 +94,52 @@ function options(): Option[] {
       .env('ONCE_SESSION_TTL')
       .default(0)
       .argParser(duration('session-ttl')),
+    new Option(
+      '--partial-frame-timeout <duration>',
+      'a frame begun but not finished within this: BAD_FRAME and close',
+    )
+      .env('ONCE_PARTIAL_FRAME_TIMEOUT')
+      .default(10_000)
+      .argParser(duration('partial-frame-timeout', 1)),
+    new Option(
+      '--idle-timeout <duration>',
+      'close a connection that holds no session and sends nothing this long',
+    )
+      .env('ONCE_IDLE_TIMEOUT')
+      .default(60_000)
+      .argParser(duration('idle-timeout', 1)),
+    new Option(
+      '--register-failures-per-minute <count>',
+      'failed REGISTERs per address per minute before REGISTER is refused unchecked',
+    )
+      .env('ONCE_REGISTER_FAILURES_PER_MINUTE')
+      .default(30)
+      .argParser(integer('register-failures-per-minute', 1, 1_000_000)),
+    new Option(
+      '--register-failures-per-connection <count>',
+      'failed REGISTERs before the connection is closed',
+    )
+      .env('ONCE_REGISTER_FAILURES_PER_CONNECTION')
+      .default(5)
+      .argParser(integer('register-failures-per-connection', 1, 1_000_000)),
+    new Option('--tls-key <file>', 'PEM private key: serve TLS (with --tls-cert)').env(
+      'ONCE_TLS_KEY',
+    ),
+    new Option('--tls-cert <file>', 'PEM certificate chain: serve TLS (with --tls-key)').env(
+      'ONCE_TLS_CERT',
+    ),
+    new Option('--tls-ca <file>', 'PEM CA bundle: require client certificates signed by it').env(
+      'ONCE_TLS_CA',
+    ),
+    new Option(
+      '--verify',
+      'maintenance: replay the whole journal, compare with the newest snapshot, exit',
+    ),
+    new Option(
+      '--truncate-corrupt-tail',
+      'maintenance: drop the journal from its first corrupt entry on (needs --yes), exit',
+    ),
+    new Option('--yes', 'confirm a destructive maintenance command'),
     new Option('--log-format <format>', 'log line format')
       .env('ONCE_LOG_FORMAT')
       .default('text')
@@ -116,6 +175,12 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   const raw = program.opts<Record<string, unknown>>();
   const adminPassword = raw.adminPassword as string | undefined;
+  if ((raw.tlsKey === undefined) !== (raw.tlsCert === undefined)) {
+    throw new ConfigError('TLS needs both ONCE_TLS_KEY (--tls-key) and ONCE_TLS_CERT (--tls-cert)');
+  }
+  if (raw.tlsCa !== undefined && raw.tlsKey === undefined) {
+    throw new ConfigError('ONCE_TLS_CA (--tls-ca) needs ONCE_TLS_KEY and ONCE_TLS_CERT');
+  }
   if (adminPassword !== undefined && adminPassword.length === 0) {
     throw new ConfigError('admin password must not be empty');
   }
@@ -132,6 +197,16 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     maxConnections: raw.maxConnections as number,
     maxPendingEntries: raw.maxPending as number,
     sessionTtlMs: raw.sessionTtl as number,
+    partialFrameTimeoutMs: raw.partialFrameTimeout as number,
+    idleTimeoutMs: raw.idleTimeout as number,
+    registerFailuresPerMinute: raw.registerFailuresPerMinute as number,
+    registerFailuresPerConnection: raw.registerFailuresPerConnection as number,
+    tlsKeyFile: raw.tlsKey as string | undefined,
+    tlsCertFile: raw.tlsCert as string | undefined,
+    tlsCaFile: raw.tlsCa as string | undefined,
+    verify: raw.verify === true,
+    truncateCorruptTail: raw.truncateCorruptTail === true,
+    yes: raw.yes === true,
     logFormat: raw.logFormat as ServerConfig['logFormat'],
     logLevel: raw.logLevel as LogLevelName,
   };
@@ -190,11 +265,11 @@ const DURATION_UNITS: Record<string, number> = {
   d: 86_400_000,
 };
 
-function duration(name: string): (value: string) => number {
+function duration(name: string, min = 0): (value: string) => number {
   return (value) => {
     const match = /^(\d+)\s*(ms|s|m|h|d)?$/i.exec(value.trim());
     const parsed = match ? Number(match[1]) * DURATION_UNITS[(match[2] ?? '').toLowerCase()] : NaN;
-    if (!Number.isSafeInteger(parsed) || parsed < 0) {
+    if (!Number.isSafeInteger(parsed) || parsed < min) {
       throw new InvalidArgumentError(
         `${name} must be a duration such as 0, 90000, 90s, 30m or 24h, got "${value}"`,
       );
