@@ -313,21 +313,9 @@ export class Engine {
         },
         resultText,
       );
-    if (this.deferReplies) {
-      // Replay: the ring will drop most of these before anyone asks; the
-      // table encodes a reply (the same bytes) when it is first read.
-      this.tableValue.commitReply(
-        entry.op,
-        entry.timestamp,
-        entry.client,
-        entry.session,
-        entry.request,
-        entry.requestChecksum,
-        encode,
-      );
-      return { ...quiet(entry, ended), cached: true };
-    }
-    const reply = encode();
+    // Replay: the ring drops most replies before anyone asks, so the table
+    // keeps the encoder and builds a reply (the same bytes) when first read.
+    const reply = this.deferReplies ? undefined : encode();
     this.tableValue.commitReply(
       entry.op,
       entry.timestamp,
@@ -335,9 +323,9 @@ export class Engine {
       entry.session,
       entry.request,
       entry.requestChecksum,
-      reply,
+      reply ?? encode,
     );
-    return { ...quiet(entry, ended), reply, cached: true, result: reply.subarray(HEADER_SIZE) };
+    return { ...quiet(entry, ended), reply, cached: true, result: reply?.subarray(HEADER_SIZE) };
   }
 
   private applySystemCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {

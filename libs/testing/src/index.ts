@@ -11,3 +11,4 @@ export {
 export { ServiceProcess, type ServiceProcessOptions, ServiceStartError } from './service-process';
 export { TcpProxy, type TcpProxyOptions } from './tcp-proxy';
 export { StaticAuthenticator } from './static-authenticator';
+export { findRepositoryRoot, typescriptHookFile } from './typescript-hook';

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Operation } from '@once/protocol';
 import { RawClient, bodyJson } from './raw-client';
+import { findRepositoryRoot, typescriptHookFile } from './typescript-hook';
 
 export interface ServiceProcessOptions {
   /**
@@ -157,7 +157,7 @@ export class ServiceProcess {
     port: number,
     extraEnv: Readonly<Record<string, string>> = {},
   ): Promise<void> {
-    const root = this.options.root ?? findRoot();
+    const root = this.options.root ?? findRepositoryRoot();
     const entry = this.options.modules
       ? join(__dirname, 'module-service.main.ts')
       : resolve(root, this.options.entry ?? 'dist/apps/server/src/main.js');
@@ -167,7 +167,7 @@ export class ServiceProcess {
           ...(this.options.users && { ONCE_TEST_USERS: JSON.stringify(this.options.users) }),
         }
       : {};
-    const nodeArgs = entry.endsWith('.ts') ? ['-r', await typescriptHook(root)] : [];
+    const nodeArgs = entry.endsWith('.ts') ? ['-r', await typescriptHookFile(root)] : [];
     const child = spawn(process.execPath, [...nodeArgs, entry, ...(this.options.args ?? [])], {
       cwd: root,
       env: {
@@ -224,47 +224,3 @@ export class ServiceProcess {
     await this.waitReady();
   }
 }
-
-/** The repository root: the nearest ancestor with nest-cli.json. */
-function findRoot(): string {
-  let dir = __dirname;
-  for (let i = 0; i < 10; i++) {
-    if (existsSync(join(dir, 'nest-cli.json'))) return dir;
-    dir = resolve(dir, '..');
-  }
-  return process.cwd();
-}
-
-/** A require hook that runs TypeScript sources (transpile only) with the `@once/*` aliases. */
-async function typescriptHook(root: string): Promise<string> {
-  const file = join(tmpdir(), `once-ts-hook-${process.pid}.js`);
-  await writeFile(file, TS_HOOK.replace('__ROOT__', JSON.stringify(root)));
-  return file;
-}
-
-const TS_HOOK = String.raw`'use strict';
-const Module = require('node:module');
-const fs = require('node:fs');
-const path = require('node:path');
-const root = __ROOT__;
-const ts = require(require.resolve('typescript', { paths: [root] }));
-const resolveFilename = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  const alias = /^@once\/([a-z-]+)$/.exec(request);
-  return resolveFilename.call(this, alias ? path.join(root, 'libs', alias[1], 'src') : request, ...rest);
-};
-require.extensions['.ts'] = (module, filename) => {
-  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      esModuleInterop: true,
-      experimentalDecorators: true,
-      emitDecoratorMetadata: true,
-      sourceMap: false,
-    },
-  });
-  module._compile(outputText, filename);
-};
-`;

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { typescriptHookFile } from '@once/testing';
 
 /** What the child reports on stdout, one JSON object a line. */
 export type ChildMessage =
@@ -21,36 +22,6 @@ export interface ChildConfig {
 }
 
 const ROOT = resolve(__dirname, '../../..');
-
-/**
- * A require hook that runs the repository's TypeScript sources in a plain
- * `node` child (transpile only), with the `@once/<lib>` aliases mapped like
- * the jest config does. The SDK under test is the real one, not a build.
- */
-const TS_HOOK = String.raw`'use strict';
-const Module = require('node:module');
-const fs = require('node:fs');
-const path = require('node:path');
-const root = process.env.ONCE_ROOT;
-const ts = require(require.resolve('typescript', { paths: [root] }));
-const resolveFilename = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  const alias = /^@once\/([a-z-]+)$/.exec(request);
-  return resolveFilename.call(this, alias ? path.join(root, 'libs', alias[1], 'src') : request, ...rest);
-};
-require.extensions['.ts'] = (module, filename) => {
-  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      esModuleInterop: true,
-      sourceMap: false,
-    },
-  });
-  module._compile(outputText, filename);
-};
-`;
 
 /**
  * The child: connects with the identity file, reports `ready`, waits for a
@@ -110,9 +81,8 @@ export class SdkChildProcess {
 
   static async start(config: ChildConfig): Promise<SdkChildProcess> {
     const dir = tmpdir();
-    const hook = join(dir, `once-sdk-hook-${process.pid}.js`);
+    const hook = await typescriptHookFile(ROOT);
     const script = join(dir, `once-sdk-child-${process.pid}.js`);
-    await writeFile(hook, TS_HOOK);
     await writeFile(script, CHILD_SCRIPT);
     const child = spawn(process.execPath, ['-r', hook, script, JSON.stringify(config)], {
       cwd: ROOT,
