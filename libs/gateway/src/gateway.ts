@@ -4,7 +4,13 @@ import { type MessageHandler } from '@nestjs/microservices';
 import { type Socket } from 'node:net';
 import { isObservable, lastValueFrom, type Observable } from 'rxjs';
 import { type ClientEntry } from '@once/client-table';
-import { type ApplyOutcome, type EndedSession, type Engine, encodeCommandBody } from '@once/engine';
+import {
+  type ApplyOutcome,
+  type EndedSession,
+  type Engine,
+  EngineUnavailableError,
+  encodeCommandBody,
+} from '@once/engine';
 import { AdmissionTicket, type OnceRuntime, ONCE_PATTERN_KIND, RAW_PAYLOAD } from '@once/framework';
 import { EntryKind } from '@once/journal';
 import {
@@ -72,6 +78,8 @@ export class Gateway implements ConnectionHost, SessionGate {
   private readonly flights = new SessionFlights<GatewayConnection>();
   private readonly sessionGuards: CanActivate[] = [new ResumeGuard(), new EpochFenceGuard()];
   private readonly journalWaiters: Array<() => void> = [];
+  /** REGISTERs journaled but not applied yet (answered NOT_READY if the journal fails). */
+  private readonly pendingRegisters = new Set<{ connection: GatewayConnection; frame: Frame }>();
   private readonly registerLimiter: RegisterRateLimiter;
   private readonly sweepTimer: NodeJS.Timeout;
   private nextConnectionId = 1;
@@ -254,15 +262,20 @@ export class Gateway implements ConnectionHost, SessionGate {
           })
       : undefined;
     if (userId === undefined) {
+      this.registerLimiter.recordFailure(connection.address);
+      connection.failedRegisters++;
       this.logger.warn(
-        `connection #${connection.id} from ${connection.remote}: REGISTER of client ${client} refused: bad credentials`,
+        `connection #${connection.id} from ${connection.remote}: REGISTER of client ${client} refused: bad credentials (${connection.failedRegisters} on this connection)`,
       );
-      return this.answer(
+      this.answer(
         connection,
         frame,
         Status.Unauthenticated,
         'wrong credentials or a disabled user',
       );
+      if (connection.failedRegisters >= this.options.maxFailedRegistersPerConnection)
+        connection.end();
+      return;
     }
     const owner = this.engine.table.get(client);
     if (owner && owner.userId !== userId) {
@@ -276,6 +289,8 @@ export class Gateway implements ConnectionHost, SessionGate {
     if (!this.engine.ready || this.stopping)
       return this.answer(connection, frame, Status.NotReady, 'the node is not ready');
     await this.journalCapacity();
+    const pending = { connection, frame };
+    this.pendingRegisters.add(pending);
     this.submit(
       connection,
       frame,
@@ -288,7 +303,11 @@ export class Gateway implements ConnectionHost, SessionGate {
         requestChecksum: Buffer.from(frame.header.checksumBody),
         body: Buffer.alloc(0),
       },
-      (outcome) => this.afterRegister(connection, outcome),
+      (outcome) => {
+        this.pendingRegisters.delete(pending);
+        this.afterRegister(connection, outcome);
+      },
+      () => this.pendingRegisters.delete(pending),
     );
   }
 
@@ -415,7 +434,11 @@ export class Gateway implements ConnectionHost, SessionGate {
           body,
         },
         (outcome) => this.afterReplicated(connection, outcome),
-        () => this.flights.settle(client, session, number),
+        () => {
+          const owed = this.flights.inFlight(client, session, number) !== undefined;
+          this.flights.settle(client, session, number);
+          return owed;
+        },
       );
     });
   }
@@ -723,23 +746,23 @@ export class Gateway implements ConnectionHost, SessionGate {
 
   // ----------------------------------------------------------------- helpers
 
+  /**
+   * Journals `draft`. When the node cannot take writes (its journal failed),
+   * the request is answered NOT_READY — unless the failure already answered
+   * it (`onRefused` returns false then).
+   */
   private submit(
     connection: GatewayConnection,
     frame: Frame,
     draft: Parameters<Engine['submit']>[0],
     onOutcome: (outcome: ApplyOutcome) => void,
-    onRefused?: () => void,
+    onRefused: () => boolean,
   ): void {
     try {
       this.engine.submit(draft, onOutcome);
     } catch (error) {
-      onRefused?.();
-      this.answer(
-        connection,
-        frame,
-        Status.NotReady,
-        `the node cannot take writes: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      if (!(error instanceof EngineUnavailableError)) throw error;
+      if (onRefused()) this.answer(connection, frame, Status.NotReady, JOURNAL_FAILED_MESSAGE);
     }
   }
 
@@ -786,14 +809,15 @@ export class Gateway implements ConnectionHost, SessionGate {
             resumeToken: inFlight.checksum,
             commit: this.commitOp,
           },
-          errorBody(
-            'NOT_READY',
-            'the node stopped: its journal cannot write; retry after it restarts',
-          ),
+          errorBody('NOT_READY', JOURNAL_FAILED_MESSAGE),
         ),
       );
     }
     this.flights.clear();
+    for (const { connection, frame } of this.pendingRegisters) {
+      this.answer(connection, frame, Status.NotReady, JOURNAL_FAILED_MESSAGE);
+    }
+    this.pendingRegisters.clear();
     for (const wake of this.journalWaiters.splice(0)) wake();
   }
 
@@ -848,6 +872,9 @@ export class Gateway implements ConnectionHost, SessionGate {
     this.unsubscribe();
   }
 }
+
+const JOURNAL_FAILED_MESSAGE =
+  'the node stopped: its journal cannot write; retry after it restarts';
 
 function refusalBody(pattern: string, code: string, message: string): Buffer {
   return encodeCommandBody({ pattern, refusal: { code, message } });

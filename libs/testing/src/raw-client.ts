@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import {
   type ClientId,
   Command,
@@ -61,10 +62,11 @@ export class RawClient {
     socket.on('error', () => undefined);
   }
 
-  static connect(port: number, host = '127.0.0.1'): Promise<RawClient> {
+  /** Connects over TCP, or over TLS when `tls` is given (options for `tls.connect`). */
+  static connect(port: number, host = '127.0.0.1', tls?: ConnectionOptions): Promise<RawClient> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ port, host });
-      socket.once('connect', () => resolve(new RawClient(socket)));
+      const socket = tls ? connectTls({ ...tls, port, host }) : connect({ port, host });
+      socket.once(tls ? 'secureConnect' : 'connect', () => resolve(new RawClient(socket)));
       socket.once('error', reject);
     });
   }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { type ConnectionOptions } from 'node:tls';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +28,8 @@ export interface ServiceProcessOptions {
    * JavaScript files, by absolute path and export name) plus OnceModule.
    */
   readonly modules?: ReadonlyArray<{ readonly path: string; readonly export: string }>;
+  /** The service serves TLS (its ONCE_TLS_* settings are in `env`): readiness is probed with these options. */
+  readonly tls?: ConnectionOptions;
   /** With `modules`: users of a static authenticator (ids 1, 2, … in this order). */
   readonly users?: Readonly<Record<string, string>>;
 }
@@ -131,7 +134,7 @@ export class ServiceProcess {
           `the service exited before it was ready:\n${this.output.slice(-4000)}`,
         );
       try {
-        const client = await RawClient.connect(this.portValue, this.host);
+        const client = await RawClient.connect(this.portValue, this.host, this.options.tls);
         try {
           const ready = (
             bodyJson(await client.request({ operation: Operation.Ping }, undefined, 2000)) as {

@@ -1,0 +1,937 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { EntryKind, decodeEntry } from '@once/journal';
+import {
+  type ClientId,
+  Command,
+  type Frame,
+  Offset,
+  Operation,
+  STATUS_NAMES,
+  Status,
+  randomClientId,
+} from '@once/protocol';
+import { ConnectError, OnceClient } from '@once/sdk';
+import { RawClient, type ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
+import {
+  ADMIN_PASSWORD,
+  Connections,
+  TestSession,
+  accountName,
+  closedWithin,
+  commandBody,
+  expectAnswerTo,
+  nextFrames,
+  onlyFrameThenClosed,
+  pingCommit,
+  requestBytes,
+  reseal,
+  startService,
+} from '../support/wire';
+import { readAll } from './support/data-dir';
+import { decodeAll, runFuzzConnection } from './support/fuzz-connection';
+
+/**
+ * Hostile input (PROTOCOL.md "Frames", "Status codes"; README "Running the
+ * service" for the limits): whatever strangers send, the node keeps running,
+ * sends only well-formed frames with the statuses the protocol names for the
+ * situation, enforces its limits the documented way, keeps secrets out of its
+ * logs and files, and serves TLS only to clients that trust it.
+ */
+
+// ---------------------------------------------------------------- fuzzing
+
+/**
+ * Request frames a stranger (no valid credentials, no valid token) can build,
+ * with the one answer PROTOCOL.md gives each when it arrives intact.
+ */
+const BASES: ReadonlyArray<{
+  readonly answer: Status;
+  readonly build: (client: ClientId, salt: number) => Buffer;
+}> = [
+  { answer: Status.Ok, build: () => requestBytes({ operation: Operation.Ping }) },
+  {
+    answer: Status.Unauthenticated,
+    build: (client, salt) =>
+      requestBytes(
+        { operation: Operation.Register, client },
+        JSON.stringify({ username: 'admin', password: `not-the-password-${salt}` }),
+      ),
+  },
+  {
+    answer: Status.NotBound,
+    build: (client) =>
+      requestBytes(
+        { operation: Operation.Command, client, session: 3, request: 1 },
+        commandBody('ledger.deposit', { account: 'fuzz', amount: 1 }),
+      ),
+  },
+  {
+    answer: Status.NotBound, // a forged resume token
+    build: (client, salt) =>
+      requestBytes(
+        {
+          operation: Operation.Command,
+          client,
+          session: 1 + (salt % 50),
+          request: 1,
+          resumeToken: Buffer.alloc(16, salt & 0xff),
+        },
+        commandBody('ledger.open', { account: `fuzz-${salt}` }),
+      ),
+  },
+  {
+    answer: Status.NotBound,
+    build: (client) =>
+      requestBytes(
+        { operation: Operation.Query, client, session: 3 },
+        commandBody('ledger.balance', { account: 'fuzz' }),
+      ),
+  },
+  {
+    answer: Status.NotBound,
+    build: (client) =>
+      requestBytes({ operation: Operation.Logout, client, session: 3, request: 1 }),
+  },
+];
+
+/** Header fields a mutation rewrites (then both checksums are recomputed). */
+const FIELDS = [
+  { name: 'size', offset: Offset.size, bytes: 4 },
+  { name: 'operation', offset: Offset.operation, bytes: 1 },
+  { name: 'command', offset: Offset.command, bytes: 1 },
+  { name: 'version', offset: Offset.version, bytes: 2 },
+  { name: 'status', offset: Offset.status, bytes: 2 },
+  { name: 'reserved', offset: Offset.reserved, bytes: 2 },
+  { name: 'session', offset: Offset.session, bytes: 4 },
+  { name: 'request', offset: Offset.request, bytes: 4 },
+  { name: 'op', offset: Offset.op, bytes: 4 },
+  { name: 'watermark', offset: Offset.watermark, bytes: 4 },
+] as const;
+
+const clientIdArb = fc
+  .uint8Array({ minLength: 16, maxLength: 16 })
+  .map((bytes) => Buffer.from(bytes).toString('hex').replace(/^./, '1'));
+
+const baseArb = fc.record({
+  base: fc.nat({ max: BASES.length - 1 }),
+  client: clientIdArb,
+  salt: fc.nat({ max: 10_000 }),
+});
+
+/** A fresh copy of a base frame (mutations never touch a generated value). */
+function baseFrame({ base, client, salt }: { base: number; client: string; salt: number }): Buffer {
+  return BASES[base].build(client, salt);
+}
+
+/** One piece of a hostile byte stream; `expected` is known only for an intact frame. */
+interface Piece {
+  readonly bytes: Buffer;
+  readonly expected?: { readonly operation: number; readonly status: Status };
+}
+
+/** An intact frame (the stream is later split at random boundaries). */
+const intactArb: fc.Arbitrary<Piece> = baseArb.map((base) => {
+  const bytes = baseFrame(base);
+  return {
+    bytes,
+    expected: { operation: bytes[Offset.operation], status: BASES[base.base].answer },
+  };
+});
+
+const pieceArb: fc.Arbitrary<Piece> = fc.oneof(
+  { weight: 5, arbitrary: intactArb },
+  // Random bytes.
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ minLength: 1, maxLength: 300 })
+      .map((bytes) => ({ bytes: Buffer.from(bytes) })),
+  },
+  // Flipped bytes anywhere, checksums left alone.
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        base: baseArb,
+        flips: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+      })
+      .map(({ base, flips }) => {
+        const bytes = baseFrame(base);
+        for (const [position, mask] of flips) bytes[position % bytes.length] ^= mask;
+        return { bytes };
+      }),
+  },
+  // A header field changed, checksums resealed (the frame passes the checksums).
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({
+        base: baseArb,
+        field: fc.nat({ max: FIELDS.length - 1 }),
+        value: fc.oneof(fc.nat({ max: 600 }), fc.nat({ max: 0xffffffff })),
+      })
+      .map(({ base, field, value }) => {
+        const bytes = baseFrame(base);
+        const { offset, bytes: width } = FIELDS[field];
+        bytes.writeUIntLE(value % 2 ** (8 * width), offset, width);
+        return { bytes: reseal(bytes) };
+      }),
+  },
+  // A frame cut short.
+  {
+    weight: 1,
+    arbitrary: fc.record({ base: baseArb, cut: fc.nat() }).map(({ base, cut }) => {
+      const bytes = baseFrame(base);
+      return { bytes: bytes.subarray(0, 1 + (cut % (bytes.length - 1))) };
+    }),
+  },
+);
+
+/** One hostile connection: its stream cut at random boundaries, a delay before each write. */
+const connectionArb = fc
+  .record({
+    // A third of the connections send intact frames only, the others anything.
+    pieces: fc.oneof(
+      { weight: 1, arbitrary: fc.array(intactArb, { minLength: 1, maxLength: 8 }) },
+      { weight: 2, arbitrary: fc.array(pieceArb, { minLength: 1, maxLength: 8 }) },
+    ),
+    cuts: fc.array(fc.nat(), { maxLength: 8 }),
+    delays: fc.array(fc.nat({ max: 4 }), { minLength: 9, maxLength: 9 }),
+  })
+  .map(({ pieces, cuts, delays }) => {
+    const stream = Buffer.concat(pieces.map((piece) => piece.bytes));
+    const positions = [...new Set(cuts.map((cut) => cut % stream.length))]
+      .filter((position) => position > 0)
+      .sort((a, b) => a - b);
+    const chunks: Buffer[] = [];
+    let start = 0;
+    for (const position of [...positions, stream.length]) {
+      chunks.push(stream.subarray(start, position));
+      start = position;
+    }
+    // Only a stream of intact frames has answers known in advance: one each, in order.
+    const intact = pieces.every((piece) => piece.expected !== undefined);
+    const expected = intact ? pieces.map((piece) => piece.expected!) : undefined;
+    return { chunks, delays, expected };
+  });
+
+/**
+ * Checks everything one hostile connection got: well-formed REPLY frames only,
+ * each with a status PROTOCOL.md names for what a stranger can provoke with
+ * that operation, BAD_FRAME / VERSION_UNSUPPORTED only last and followed by
+ * the close; and when the stream was intact frames only (split anywhere), exactly
+ * their documented answers, in order. Returns the first violation, or undefined.
+ */
+function violation(
+  received: Buffer,
+  closedByNode: boolean,
+  expected: ReadonlyArray<{ operation: number; status: Status }> | undefined,
+): string | undefined {
+  let frames: Frame[];
+  try {
+    frames = decodeAll(received);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  for (const [index, frame] of frames.entries()) {
+    const { command, status, operation, version, reserved, op, timestamp } = frame.header;
+    const name = STATUS_NAMES[status as Status] ?? `unknown status ${status}`;
+    const where = `answer ${index} (operation ${operation}, ${name})`;
+    if (command !== (Command.Reply as number)) return `${where}: command ${command}, not REPLY`;
+    if (version !== 1 || reserved !== 0)
+      return `${where}: version ${version}, reserved ${reserved}`;
+    if (op !== 0 || timestamp !== 0n) return `${where}: op ${op} / timestamp set on a stranger`;
+    switch (status as Status) {
+      case Status.Ok: {
+        if (operation !== (Operation.Ping as number)) return `${where}: OK for a non-PING`;
+        let body: { version?: unknown; ready?: unknown } | undefined;
+        try {
+          body = bodyJson(frame) as typeof body;
+        } catch {
+          body = undefined;
+        }
+        if (body?.version !== 1 || body.ready !== true)
+          return `${where}: PING body ${frame.body.toString('utf8')}`;
+        break;
+      }
+      case Status.BadFrame:
+      case Status.VersionUnsupported:
+        if (index !== frames.length - 1) return `${where}: frames follow the framing error`;
+        if (!closedByNode) return `${where}: the connection stayed open`;
+        break;
+      case Status.InvalidRequest:
+        break;
+      case Status.Unauthenticated:
+        if (operation !== (Operation.Register as number)) return `${where}: for a non-REGISTER`;
+        break;
+      case Status.NotBound:
+        if (![Operation.Command, Operation.Logout, Operation.Query].includes(operation)) {
+          return `${where}: for an operation that needs no session`;
+        }
+        break;
+      default:
+        return `${where}: a status a stranger cannot provoke`;
+    }
+  }
+  const last = frames.at(-1)?.header.status as Status | undefined;
+  if (closedByNode && last !== Status.BadFrame && last !== Status.VersionUnsupported) {
+    return `the node closed the connection after ${last === undefined ? 'no answer' : STATUS_NAMES[last]}`;
+  }
+  if (expected) {
+    const got = frames.map(
+      (frame) => `${frame.header.operation}:${STATUS_NAMES[frame.header.status as Status]}`,
+    );
+    const wanted = expected.map((answer) => `${answer.operation}:${STATUS_NAMES[answer.status]}`);
+    if (got.join(' ') !== wanted.join(' ')) {
+      return `intact frames split anywhere were answered [${got.join(' ')}], not [${wanted.join(' ')}]`;
+    }
+  }
+  return undefined;
+}
+
+describe('given a node and a well-behaved client connected the whole time, under concurrent hostile connections', () => {
+  let service: ServiceProcess;
+  let connections: Connections;
+  let witness: TestSession;
+  const account = accountName('witness');
+  let balance = 0;
+
+  beforeAll(async () => {
+    service = await startService({
+      ONCE_PARTIAL_FRAME_TIMEOUT: '200ms',
+      ONCE_MAX_FRAME: '65536',
+      // The failed-REGISTER limits are tested on their own below; here they would only cut streams.
+      ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000000',
+      ONCE_REGISTER_FAILURES_PER_MINUTE: '1000000',
+    });
+    connections = new Connections(() => service.port);
+    witness = await TestSession.open(await connections.connect());
+    await witness.command('ledger.open', { account });
+  });
+  afterAll(async () => {
+    connections?.destroyAll();
+    await service?.cleanup();
+  });
+
+  /** One deposit and one PING of the witness, each answered exactly as PROTOCOL.md says. */
+  async function witnessRound(): Promise<void> {
+    const { request, reply } = await witness.command('ledger.deposit', { account, amount: 1 });
+    balance += 1;
+    expectAnswerTo(reply, request, {
+      command: Command.Reply,
+      status: Status.Ok,
+      op: reply.header.op,
+      commit: reply.header.op,
+      watermark: witness.next - 1,
+      replicated: true,
+    });
+    expect(outcomeOf(reply)).toEqual({ ok: true, result: { balance } });
+    expect(bodyJson(await witness.connection.ping())).toMatchObject({ version: 1, ready: true });
+  }
+
+  it('when random bytes, mutated and resealed frames, truncated frames and valid frames split anywhere arrive on 3 to 6 connections at once, then every byte the node sends is a well-formed REPLY with a status PROTOCOL.md names for it, the node keeps running, and the witness keeps getting correct answers', async () => {
+    let fuzzing = true;
+    let witnessRounds = 0;
+    let witnessFailure: unknown;
+    const witnessLoop = (async () => {
+      while (fuzzing) {
+        await witnessRound();
+        witnessRounds++;
+      }
+    })().catch((error: unknown) => {
+      witnessFailure = error;
+    });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(connectionArb, { minLength: 3, maxLength: 6 }),
+          async (hostile) => {
+            const transcripts = await Promise.all(
+              hostile.map(({ chunks, delays }) =>
+                runFuzzConnection(service.port, chunks, delays, 700),
+              ),
+            );
+            transcripts.forEach(({ received, closedByNode }, index) => {
+              const problem = violation(received, closedByNode, hostile[index].expected);
+              if (problem) throw new Error(`connection ${index}: ${problem}`);
+            });
+            expect(service.running).toBe(true);
+          },
+        ),
+        { numRuns: 12, endOnFailure: true },
+      );
+    } finally {
+      fuzzing = false;
+      await witnessLoop;
+    }
+    if (witnessFailure !== undefined) {
+      throw witnessFailure instanceof Error
+        ? witnessFailure
+        : new Error(`the witness failed: ${JSON.stringify(witnessFailure)}`);
+    }
+    expect(witnessRounds).toBeGreaterThan(0);
+    expect(service.running).toBe(true);
+    await witnessRound();
+  });
+});
+
+// ------------------------------------------------------- slow and idle peers
+
+describe('given ONCE_PARTIAL_FRAME_TIMEOUT=300ms and ONCE_IDLE_TIMEOUT=300ms', () => {
+  let service: ServiceProcess;
+  let connections: Connections;
+
+  beforeAll(async () => {
+    service = await startService({
+      ONCE_PARTIAL_FRAME_TIMEOUT: '300ms',
+      ONCE_IDLE_TIMEOUT: '300ms',
+    });
+    connections = new Connections(() => service.port);
+  });
+  afterAll(async () => {
+    connections?.destroyAll();
+    await service?.cleanup();
+  });
+
+  it.each([
+    ['an unbound connection', false],
+    ['a bound connection', true],
+  ])(
+    'when %s sends the first half of a frame and stops, then it gets one REPLY BAD_FRAME and is closed',
+    async (_what, bound) => {
+      const connection = await connections.connect();
+      let half: Buffer;
+      if (bound) {
+        const session = await TestSession.open(connection);
+        half = session.commandBytes('ledger.open', { account: accountName('half') });
+      } else {
+        half = requestBytes({ operation: Operation.Ping });
+      }
+      const commit = await pingCommit(connection);
+      connection.write(half.subarray(0, Math.floor(half.length / 2)));
+
+      const reply = await onlyFrameThenClosed(connection);
+      expect(reply.header).toMatchObject({
+        command: Command.Reply,
+        status: Status.BadFrame,
+        op: 0,
+        commit,
+        timestamp: 0n,
+      });
+      expect(bodyJson(reply)).toMatchObject({ ok: false, error: { code: 'BAD_FRAME' } });
+    },
+  );
+
+  it('when a connection trickles a frame one byte at a time (slower than the timeout allows), then it gets one REPLY BAD_FRAME and is closed before the frame is complete', async () => {
+    const connection = await connections.connect();
+    // 4 KiB at one byte per 20 ms would take more than a minute: the node must cut it short.
+    const frame = requestBytes(
+      { operation: Operation.Command, client: randomClientId(), session: 1, request: 1 },
+      commandBody('ledger.open', { account: 'x'.repeat(4000) }),
+    );
+    let sent = 0;
+    while (!connection.closed && sent < frame.length) {
+      connection.write(frame.subarray(sent, sent + 1));
+      sent++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(sent).toBeLessThan(frame.length);
+    const reply = await onlyFrameThenClosed(connection);
+    expect(reply.header).toMatchObject({ command: Command.Reply, status: Status.BadFrame });
+  });
+
+  it('when an unbound connection stays silent, then the node closes it without a word', async () => {
+    const connection = await connections.connect();
+    await closedWithin(connection);
+    await expect(connection.next()).rejects.toThrow('the connection is closed');
+  });
+
+  it('when a bound (registered) connection stays silent, then it is not closed: unbound connections opened after it went quiet are closed, it still is served', async () => {
+    const bound = await connections.connect();
+    const session = await TestSession.open(bound);
+    // Two idle periods, each witnessed by an unbound connection the node closes.
+    for (let round = 0; round < 2; round++) {
+      const control = await connections.connect();
+      await closedWithin(control);
+    }
+    expect(bound.closed).toBe(false);
+    const mine = accountName('idle');
+    const { request, reply } = await session.command('ledger.open', { account: mine });
+    expectAnswerTo(reply, request, {
+      command: Command.Reply,
+      status: Status.Ok,
+      op: reply.header.op,
+      commit: reply.header.op,
+      watermark: 1,
+      replicated: true,
+    });
+  });
+});
+
+// ------------------------------------------------------------------ limits
+
+describe('given ONCE_MAX_CONNECTIONS=3', () => {
+  let service: ServiceProcess;
+  let connections: Connections;
+
+  beforeAll(async () => {
+    service = await startService({ ONCE_MAX_CONNECTIONS: '3' });
+    connections = new Connections(() => service.port);
+  });
+  afterAll(async () => {
+    connections?.destroyAll();
+    await service?.cleanup();
+  });
+
+  /** A connection the node serves (PING answered); retried while the start-up probe's slot frees. */
+  async function servedConnection(): Promise<RawClient> {
+    for (let attempt = 0; ; attempt++) {
+      const connection = await connections.connect();
+      try {
+        await connection.ping();
+        return connection;
+      } catch (error) {
+        connection.destroy();
+        if (attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+  }
+
+  it('when a 4th connection opens while 3 are open, then the node closes it at once without answering, and the first three keep working', async () => {
+    const open = [await servedConnection(), await servedConnection(), await servedConnection()];
+
+    const fourth = await connections.connect();
+    fourth.write(requestBytes({ operation: Operation.Ping }));
+    await closedWithin(fourth);
+    await expect(fourth.next()).rejects.toThrow('the connection is closed');
+
+    for (const connection of open) {
+      expect(bodyJson(await connection.ping())).toMatchObject({ version: 1, ready: true });
+    }
+    const session = await TestSession.open(open[0]);
+    const { reply } = await session.command('ledger.open', { account: accountName('max') });
+    expect(reply.header).toMatchObject({ command: Command.Reply, status: Status.Ok });
+
+    // A freed slot is usable again.
+    open[2].destroy();
+    const again = await servedConnection();
+    expect(bodyJson(await again.ping())).toMatchObject({ ready: true });
+  });
+
+  // ONCE_MAX_FRAME (a larger frame is BAD_FRAME and closes the connection) is covered by
+  // test/gateway/bad-input.e2e-spec.ts; ONCE_CLIENTS_MAX (eviction of the session with the
+  // oldest last commit) by test/gateway/evictions.e2e-spec.ts and crash-capacity.e2e-spec.ts.
+});
+
+describe('given ONCE_RING=2 (at most 2 requests of a session in flight)', () => {
+  let service: ServiceProcess;
+  let connections: Connections;
+
+  beforeAll(async () => {
+    service = await startService({ ONCE_RING: '2' });
+    connections = new Connections(() => service.port);
+  });
+  afterAll(async () => {
+    connections?.destroyAll();
+    await service?.cleanup();
+  });
+
+  it('when a client pipelines 10 commands without reading, then the node slows it instead of refusing: all 10 are answered OK, in order, each applied once, and nothing is answered busy', async () => {
+    const connection = await connections.connect();
+    const session = await TestSession.open(connection);
+    const mine = accountName('ring');
+    await session.command('ledger.open', { account: mine });
+    const deposits = Array.from({ length: 10 }, (_, index) =>
+      session.commandBytes('ledger.deposit', { account: mine, amount: 1 }, 2 + index),
+    );
+
+    connection.socket.pause(); // not reading
+    for (const deposit of deposits) connection.write(deposit);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    connection.socket.resume();
+    const replies = await nextFrames(connection, deposits.length);
+
+    replies.forEach((reply, index) => {
+      expectAnswerTo(reply, deposits[index], {
+        command: Command.Reply,
+        status: Status.Ok,
+        op: reply.header.op,
+        commit: reply.header.op,
+        watermark: 2 + index,
+        replicated: true,
+      });
+      expect(outcomeOf(reply)).toEqual({ ok: true, result: { balance: index + 1 } });
+    });
+    await connection.expectSilence(100);
+  });
+});
+
+// ------------------------------------------------------------- credentials
+
+/** A REGISTER of `client` as admin with `password`, as bytes. */
+function registerBytes(password: string, client: ClientId = randomClientId()): Buffer {
+  return requestBytes(
+    { operation: Operation.Register, client },
+    JSON.stringify({ username: 'admin', password }),
+  );
+}
+
+describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION=3', () => {
+  let service: ServiceProcess;
+  let connections: Connections;
+
+  beforeAll(async () => {
+    service = await startService({
+      ONCE_REGISTER_FAILURES_PER_CONNECTION: '3',
+      ONCE_REGISTER_FAILURES_PER_MINUTE: '1000',
+    });
+    connections = new Connections(() => service.port);
+  });
+  afterAll(async () => {
+    connections?.destroyAll();
+    await service?.cleanup();
+  });
+
+  it('when a connection fails REGISTER three times, then the first two are answered UNAUTHENTICATED and it stays open, and the third is answered UNAUTHENTICATED and the node closes it', async () => {
+    const connection = await connections.connect();
+    for (let failure = 1; failure <= 2; failure++) {
+      const request = registerBytes(`guess-${failure}`);
+      connection.write(request);
+      expectAnswerTo(await connection.next(), request, {
+        command: Command.Reply,
+        status: Status.Unauthenticated,
+        op: 0,
+      });
+    }
+    expect(bodyJson(await connection.ping())).toMatchObject({ ready: true });
+
+    const third = registerBytes('guess-3');
+    connection.write(third);
+    const answer = await onlyFrameThenClosed(connection);
+    expectAnswerTo(answer, third, {
+      command: Command.Reply,
+      status: Status.Unauthenticated,
+      op: 0,
+    });
+
+    // Another connection with the right password is not affected (the limit is per connection here).
+    const other = await connections.connect();
+    const session = await TestSession.open(other);
+    expect(session.registration.userId).toBeGreaterThan(0);
+  });
+});
+
+describe('given ONCE_REGISTER_FAILURES_PER_MINUTE=5', () => {
+  let service: ServiceProcess;
+  let connections: Connections;
+
+  beforeAll(async () => {
+    service = await startService({
+      ONCE_REGISTER_FAILURES_PER_MINUTE: '5',
+      ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000',
+    });
+    connections = new Connections(() => service.port);
+  });
+  afterAll(async () => {
+    connections?.destroyAll();
+    await service?.cleanup();
+  });
+
+  it('when 5 REGISTERs from 127.0.0.1 fail (on two connections), then even the right password gets UNAUTHENTICATED on a new connection, with a message saying to wait, and nothing is journaled', async () => {
+    // The right password works before the limit is reached.
+    const before = await connections.connect();
+    await TestSession.open(before);
+
+    const first = await connections.connect();
+    const second = await connections.connect();
+    for (let failure = 1; failure <= 5; failure++) {
+      const connection = failure <= 3 ? first : second;
+      const request = registerBytes(`guess-${failure}`);
+      connection.write(request);
+      expect((await connection.next()).header.status).toBe(Status.Unauthenticated);
+    }
+
+    const fresh = await connections.connect();
+    const commit = await pingCommit(fresh);
+    const right = registerBytes(ADMIN_PASSWORD);
+    fresh.write(right);
+    const refused = await fresh.next();
+    expectAnswerTo(refused, right, {
+      command: Command.Reply,
+      status: Status.Unauthenticated,
+      op: 0,
+      commit,
+    });
+    expect(bodyJson(refused)).toMatchObject({
+      ok: false,
+      error: { code: 'UNAUTHENTICATED', message: expect.stringMatching(/wait/i) },
+    });
+    expect(await pingCommit(fresh)).toBe(commit);
+  });
+});
+
+describe('given a run that registered, created a user, changed a password, resumed with a token and failed logins (ONCE_LOG_LEVEL=verbose)', () => {
+  let service: ServiceProcess;
+  let connections: Connections;
+  const CAROL_PASSWORD = 'carol-first-Secret-7f3a9';
+  const CAROL_NEW_PASSWORD = 'carol-second-Secret-41c0e';
+  const WRONG_PASSWORD = 'wrong-guess-Secret-9b27d';
+  const tokens: Buffer[] = [];
+  let stopCode: number | null;
+
+  beforeAll(async () => {
+    service = await startService({ ONCE_LOG_LEVEL: 'verbose' });
+    connections = new Connections(() => service.port);
+    const admin = await TestSession.open(await connections.connect());
+    tokens.push(admin.token);
+    const created = await admin.command('users.create', {
+      username: 'carol',
+      password: CAROL_PASSWORD,
+    });
+    expect(outcomeOf(created.reply)).toMatchObject({ ok: true });
+
+    const carolConnection = await connections.connect();
+    const carol = await TestSession.open(carolConnection, {
+      username: 'carol',
+      password: CAROL_PASSWORD,
+    });
+    tokens.push(carol.token);
+    const changed = await carol.command('users.changePassword', {
+      currentPassword: CAROL_PASSWORD,
+      newPassword: CAROL_NEW_PASSWORD,
+    });
+    expect(outcomeOf(changed.reply)).toEqual({ ok: true, result: {} });
+    carolConnection.destroy();
+
+    // Implicit rebind with the resume token on a new connection.
+    const resumed = await connections.connect();
+    const { reply } = await carol.command(
+      'ledger.open',
+      { account: accountName('carol') },
+      resumed,
+    );
+    expect(reply.header.status).toBe(Status.Ok);
+
+    // Failed logins: the old password, and a wrong one for admin.
+    const failing = await connections.connect();
+    for (const [username, password] of [
+      ['carol', CAROL_PASSWORD],
+      ['admin', WRONG_PASSWORD],
+    ]) {
+      const answer = await failing.request(
+        { operation: Operation.Register, client: randomClientId() },
+        JSON.stringify({ username, password }),
+      );
+      expect(answer.header.status).toBe(Status.Unauthenticated);
+    }
+    const again = await TestSession.open(await connections.connect(), {
+      client: carol.client,
+      username: 'carol',
+      password: CAROL_NEW_PASSWORD,
+    });
+    tokens.push(again.token);
+    connections.destroyAll();
+    stopCode = await service.stop();
+  });
+  afterAll(() => service?.cleanup());
+
+  it('when the data directory is inspected, then the node secret is mode 0600 and the directory 0700', () => {
+    expect(statSync(join(service.dataDir, 'node-secret')).mode & 0o777).toBe(0o600);
+    expect(statSync(service.dataDir).mode & 0o777).toBe(0o700);
+  });
+
+  it('when the whole log is searched, then no password, resume token, node secret, salt or hash appears in it', async () => {
+    expect(stopCode).toBe(0);
+    const logs = service.logs;
+    // The events did happen and were logged.
+    expect(logs).toMatch(/resumed client [0-9a-f]{32} epoch \d+ with its token/);
+    expect(logs).toMatch(/REGISTER of client [0-9a-f]{32} refused: bad credentials/);
+
+    const secrets = new Map<string, string>([
+      ['the admin password', ADMIN_PASSWORD],
+      ['carol’s first password', CAROL_PASSWORD],
+      ['carol’s new password', CAROL_NEW_PASSWORD],
+      ['a wrong password', WRONG_PASSWORD],
+    ]);
+    tokens.forEach((token, index) => secrets.set(`resume token ${index}`, token.toString('hex')));
+    const nodeSecret = readFileSync(join(service.dataDir, 'node-secret'));
+    secrets.set('the node secret', nodeSecret.toString('hex'));
+    secrets.set('the node secret (base64)', nodeSecret.toString('base64'));
+    // Salts and hashes, as the journal keeps them (read with the node stopped).
+    const { journal } = await readAll(service.dataDir);
+    for (const { op, value } of journal) {
+      const entry = decodeEntry(value, op);
+      if (entry.kind !== EntryKind.Command || entry.body[0] !== 0x7b) continue;
+      const { pattern, data } = JSON.parse(entry.body.toString('utf8')) as {
+        pattern: string;
+        data: Record<string, unknown>;
+      };
+      if (!pattern.startsWith('users.')) continue;
+      for (const field of ['salt', 'hash', 'currentHash']) {
+        const text = data[field];
+        if (typeof text === 'string' && text.length > 0) {
+          secrets.set(`${pattern} ${field} (op ${op})`, text);
+        }
+      }
+    }
+    // Two users created (admin at genesis, carol) and one password change: 4 hashes, 3 salts.
+    const keys = [...secrets.keys()];
+    expect(keys.filter((what) => / (hash|currentHash) /.test(what))).toHaveLength(4);
+    expect(keys.filter((what) => / salt /.test(what))).toHaveLength(3);
+
+    const leaked = [...secrets]
+      .filter(([, secret]) => logs.toLowerCase().includes(secret.toLowerCase()))
+      .map(([what]) => what);
+    expect(leaked).toEqual([]);
+  });
+});
+
+// --------------------------------------------------------------------- TLS
+
+interface TlsService {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly logs: () => string;
+}
+
+/** The built service with ONCE_TLS_KEY/ONCE_TLS_CERT; resolves once it logged "ready". */
+function startTlsService(dir: string, key: string, cert: string): Promise<TlsService> {
+  const child = spawn(process.execPath, [join(__dirname, '../../dist/apps/server/src/main.js')], {
+    env: {
+      ...process.env,
+      ONCE_DATA_DIR: join(dir, 'data'),
+      ONCE_PORT: '0',
+      ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      ONCE_TLS_KEY: key,
+      ONCE_TLS_CERT: cert,
+      ONCE_LOG_FORMAT: 'text',
+      NO_COLOR: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the TLS service did not become ready:\n${output}`));
+    }, 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const listening = /listening on [0-9a-fA-F.:]+:(\d+) \(TLS\)/.exec(output);
+      if (listening && /ready at op \d+/.test(output)) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(listening[1]), logs: () => output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the TLS service exited (${code}):\n${output}`));
+    });
+  });
+}
+
+describe('given a service serving TLS with a self-signed certificate for localhost', () => {
+  let dir: string;
+  let certificate: Buffer;
+  let service: TlsService | undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'once-tls-'));
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+      ],
+      { stdio: 'ignore' },
+    );
+    certificate = readFileSync(cert);
+    service = await startTlsService(dir, key, cert);
+  });
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) {
+      const exited = new Promise((resolve) => service!.child.once('exit', resolve));
+      service.child.kill('SIGTERM');
+      await exited;
+    }
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('when an OnceClient trusts the certificate, then it registers and its commands and queries are served', async () => {
+    const client = await OnceClient.connect({
+      port: service!.port,
+      username: 'admin',
+      password: ADMIN_PASSWORD,
+      tls: { ca: certificate, servername: 'localhost' },
+    });
+    try {
+      const account = accountName('tls');
+      await expect(client.command('ledger.open', { account })).resolves.toEqual({
+        account,
+        balance: 0,
+      });
+      await expect(client.command('ledger.deposit', { account, amount: 5 })).resolves.toEqual({
+        balance: 5,
+      });
+      await expect(client.query('ledger.balance', { account })).resolves.toEqual({ balance: 5 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('when a plain TCP client sends a PING, then it gets no frame: the connection is closed', async () => {
+    const raw = await RawClient.connect(service!.port);
+    try {
+      raw.write(requestBytes({ operation: Operation.Ping }));
+      await expect(raw.next()).rejects.toThrow(/closed|bad frame/);
+      await closedWithin(raw);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  it('when a TLS client does not trust the certificate, then it cannot connect, and the node goes on serving', async () => {
+    await expect(
+      OnceClient.connect({
+        port: service!.port,
+        username: 'admin',
+        password: ADMIN_PASSWORD,
+        tls: { servername: 'localhost' },
+        connectTimeoutMs: 5000,
+      }),
+    ).rejects.toBeInstanceOf(ConnectError);
+    expect(service!.child.exitCode).toBeNull();
+
+    const trusting = await OnceClient.connect({
+      port: service!.port,
+      username: 'admin',
+      password: ADMIN_PASSWORD,
+      tls: { ca: certificate, servername: 'localhost' },
+    });
+    await trusting.close();
+  });
+});
