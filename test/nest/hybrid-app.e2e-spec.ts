@@ -6,11 +6,9 @@ import { OnceRuntime } from '@once/framework';
 import { OnceRpcContext } from '@once/gateway';
 import { type ClientId, Status, randomClientId } from '@once/protocol';
 import { CommandRefusedError, OnceClient } from '@once/sdk';
-import { RawClient, ServiceProcess, outcomeOf, registrationOf } from '@once/testing';
 import { firstValueFrom } from 'rxjs';
 import { OrdersAudit } from '../fixtures/orders/orders-audit';
 import { type Order } from '../fixtures/orders/orders.state';
-import { TcpProxy } from '../sdk/support/tcp-proxy';
 import { eventually } from './support/eventually';
 import { LEDGER } from './support/ledger-http.controller';
 import {
@@ -20,6 +18,7 @@ import {
   USERS,
   startHybridApp,
 } from './support/hybrid-app';
+import { outcomeOf, RawClient, registrationOf, ServiceProcess, TcpProxy } from '@once/testing';
 
 const LEDGER_PASSWORD = 'pw';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -46,7 +45,7 @@ describe('given a hybrid NestJS app (express + the once gateway) with a team mod
 
   beforeAll(async () => {
     service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: LEDGER_PASSWORD } });
-    proxy = await TcpProxy.start(service.port);
+    proxy = await TcpProxy.start({ targetPort: service.port });
     root = await mkdtemp(join(tmpdir(), 'once-hybrid-'));
     options = {
       dataDir: join(root, 'data'),
@@ -135,7 +134,7 @@ describe('given a hybrid NestJS app (express + the once gateway) with a team mod
       );
       await eventually(() => proxy.heldBytes('toClient') > 0, 'the in-doubt deposit committed');
       await service.crash();
-      proxy.resetConnections();
+      proxy.cut();
       proxy.setMode('toClient', 'forward');
       await service.restart();
 

@@ -1,7 +1,6 @@
 import { type OnceClientEvent, OnceClient } from '@once/sdk';
-import { ServiceProcess } from '@once/testing';
 import { eventually } from './support/eventually';
-import { TcpProxy } from './support/tcp-proxy';
+import { ServiceProcess, TcpProxy } from '@once/testing';
 
 const PASSWORD = 'pw';
 const TOTAL = 300;
@@ -20,7 +19,7 @@ describe('given a client pipelining deposits and a service SIGKILLed three times
   let proxy: TcpProxy;
   beforeAll(async () => {
     service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
-    proxy = await TcpProxy.start(service.port);
+    proxy = await TcpProxy.start({ targetPort: service.port });
   });
   afterAll(async () => {
     await proxy.close();
@@ -64,7 +63,7 @@ describe('given a client pipelining deposits and a service SIGKILLed three times
       await eventually(() => inFlight() === IN_FLIGHT, `${IN_FLIGHT} deposits in flight`);
       crashes.push({ settled, inFlight: inFlight() });
       await service.crash();
-      proxy.resetConnections(); // what the proxy held dies with the connections
+      proxy.cut(); // what the proxy held dies with the connections
       proxy.setMode('toClient', 'forward');
       await service.restart();
     }

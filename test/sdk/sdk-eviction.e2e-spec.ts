@@ -1,8 +1,7 @@
 import { randomClientId } from '@once/protocol';
 import { type OnceClientEvent, OnceClient, OutcomeUnknownError } from '@once/sdk';
-import { RawClient, ServiceProcess, registrationOf } from '@once/testing';
 import { eventually } from './support/eventually';
-import { TcpProxy } from './support/tcp-proxy';
+import { RawClient, registrationOf, ServiceProcess, TcpProxy } from '@once/testing';
 
 const PASSWORD = 'pw';
 const IN_FLIGHT = 3;
@@ -28,7 +27,7 @@ describe('given a service whose client table holds a single session', () => {
     service = await ServiceProcess.start({
       env: { ONCE_ADMIN_PASSWORD: PASSWORD, ONCE_CLIENTS_MAX: '1' },
     });
-    proxy = await TcpProxy.start(service.port);
+    proxy = await TcpProxy.start({ targetPort: service.port });
   });
   afterEach(async () => {
     await proxy.close();
@@ -79,7 +78,7 @@ describe('given a service whose client table holds a single session', () => {
 
     proxy.accepting = false; // the client stays away until the session is gone
     await service.crash();
-    proxy.resetConnections(); // the held requests never reach the node
+    proxy.cut(); // the held requests never reach the node
     proxy.setMode('toServer', 'forward');
     await service.restart();
     await evictByRegisteringAnotherClient();
@@ -150,7 +149,7 @@ describe('given a service whose client table holds a single session', () => {
     const other = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
     try {
       proxy.retarget(other.port); // a node with another data directory (and node secret)
-      proxy.resetConnections();
+      proxy.cut();
       proxy.setMode('toServer', 'forward');
 
       const failures = await Promise.all(inDoubt);

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdentityFileCorruptError, OnceClient, type RecoveredRequest } from '@once/sdk';
 import { Command, Operation, Status } from '@once/protocol';
-import { RawClient, ServiceProcess } from '@once/testing';
 import { eventually } from './support/eventually';
 import { SdkChildProcess } from './support/sdk-child-process';
-import { TcpProxy } from './support/tcp-proxy';
+import { RawClient, ServiceProcess, TcpProxy } from '@once/testing';
 
 const PASSWORD = 'pw';
 const IN_FLIGHT = 8;
@@ -56,7 +55,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
   let dir: string;
   beforeAll(async () => {
     service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
-    proxy = await TcpProxy.start(service.port);
+    proxy = await TcpProxy.start({ targetPort: service.port });
     observer = await OnceClient.connect({
       port: service.port,
       username: 'admin',
@@ -97,7 +96,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       'the node applied all eight',
     );
     await child.kill();
-    proxy.resetConnections();
+    proxy.cut();
     proxy.setMode('toClient', 'forward');
 
     const stored = (await readStored(identityFile))!;
@@ -143,7 +142,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
     child.go();
     await eventually(async () => (await balanceOf(account)) === 3, 'the node applied all three');
     await child.kill();
-    proxy.resetConnections();
+    proxy.cut();
     proxy.setMode('toClient', 'forward');
 
     // As if the process had died with a REGISTER of this session unanswered:
@@ -186,7 +185,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       'eight deposits sent and held',
     );
     await child.kill();
-    proxy.resetConnections(); // the held requests are lost
+    proxy.cut(); // the held requests are lost
     proxy.setMode('toServer', 'forward');
     expect(await balanceOf(account)).toBe(0);
 
@@ -259,7 +258,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       'three deposits sent and held',
     );
     await child.kill();
-    proxy.resetConnections();
+    proxy.cut();
     proxy.setMode('toServer', 'forward');
 
     // Someone holding the session's token logs it out (request 1 is the next expected).

@@ -7,9 +7,8 @@ import {
   OutcomeUnknownError,
   RequestTimeoutError,
 } from '@once/sdk';
-import { ServiceProcess } from '@once/testing';
 import { eventually } from './support/eventually';
-import { TcpProxy } from './support/tcp-proxy';
+import { ServiceProcess, TcpProxy } from '@once/testing';
 
 const PASSWORD = 'pw';
 
@@ -34,7 +33,7 @@ describe('given a client whose requests can be held on the way to the node', () 
   let proxy: TcpProxy;
   beforeAll(async () => {
     service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
-    proxy = await TcpProxy.start(service.port);
+    proxy = await TcpProxy.start({ targetPort: service.port });
   });
   afterAll(async () => {
     await proxy?.close();

@@ -9,6 +9,6 @@ export {
   registrationOf,
 } from './raw-client';
 export { ServiceProcess, type ServiceProcessOptions, ServiceStartError } from './service-process';
-export { TcpProxy, type TcpProxyOptions } from './tcp-proxy';
+export { type Direction, type FlowMode, TcpProxy, type TcpProxyOptions } from './tcp-proxy';
 export { StaticAuthenticator } from './static-authenticator';
 export { findRepositoryRoot, typescriptHookFile } from './typescript-hook';

@@ -1,4 +1,4 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 
 export interface TcpProxyOptions {
   /** Where connections are forwarded to. */
@@ -8,68 +8,164 @@ export interface TcpProxyOptions {
   readonly port?: number;
 }
 
-interface Pair {
-  readonly client: Socket;
-  upstream: Socket | undefined;
-  /** Bytes the client sent before the upstream connection was open. */
-  readonly early: Buffer[];
+/** Which way bytes travel through the proxy. */
+export type Direction = 'toServer' | 'toClient';
+
+/** `forward`: bytes pass at once. `hold`: bytes wait in the proxy until the direction forwards again. */
+export type FlowMode = 'forward' | 'hold';
+
+class ProxiedConnection {
+  readonly held: Record<Direction, Buffer[]> = { toServer: [], toClient: [] };
+  private upstreamReady = false;
+  closed = false;
+
+  constructor(
+    private readonly proxy: TcpProxy,
+    readonly client: Socket,
+    readonly upstream: Socket,
+  ) {
+    client.on('data', (chunk: Buffer) => this.receive('toServer', chunk));
+    upstream.on('data', (chunk: Buffer) => this.receive('toClient', chunk));
+    upstream.once('connect', () => {
+      this.upstreamReady = true;
+      this.flow('toServer');
+    });
+    for (const socket of [client, upstream]) {
+      socket.on('error', () => this.destroy());
+      socket.on('close', () => this.destroy());
+    }
+  }
+
+  heldBytes(direction: Direction): number {
+    return this.held[direction].reduce((sum, chunk) => sum + chunk.length, 0);
+  }
+
+  flow(direction: Direction): void {
+    if (this.closed || this.proxy.mode(direction) !== 'forward') return;
+    if (direction === 'toServer' && !this.upstreamReady) return;
+    const target = direction === 'toServer' ? this.upstream : this.client;
+    for (const chunk of this.held[direction].splice(0)) target.write(chunk);
+  }
+
+  /** Closes both ends; with `reset`, with an RST (the peers see a broken link, not a clean close). */
+  destroy(reset = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.held.toServer = [];
+    this.held.toClient = [];
+    if (reset) {
+      this.client.resetAndDestroy();
+      this.upstream.resetAndDestroy();
+    } else {
+      this.client.destroy();
+      this.upstream.destroy();
+    }
+    this.proxy.forget(this);
+  }
+
+  private receive(direction: Direction, chunk: Buffer): void {
+    if (this.closed) return;
+    this.held[direction].push(chunk);
+    this.flow(direction);
+  }
 }
 
 /**
  * A TCP proxy between a client and a service that a test can misbehave on
- * command: `cut()` drops every connection (both ends see a reset), `stall()`
- * stops forwarding in both directions (bytes wait in buffers, new connections
- * wait), `resume()` lets everything flow again.
+ * command, to put connections into exact states:
+ * - `cut()` drops every connection at once (both ends see a reset);
+ * - `stall()` / `resume()` stop and restart forwarding in both directions;
+ * - `setMode(direction, 'hold')` holds one direction only (a request sent but
+ *   not received, a reply committed but not delivered), `heldBytes` says how
+ *   much waits, `dropHeld` loses it;
+ * - `accepting = false` refuses new connections, `retarget` sends new ones
+ *   to another service.
+ *
+ * It never changes, reorders or invents bytes: what it forwards is what was sent.
  */
 export class TcpProxy {
-  private readonly pairs = new Set<Pair>();
-  private stalled = false;
+  /** While false, new connections are accepted and reset at once. */
+  accepting = true;
+  private readonly modes: Record<Direction, FlowMode> = {
+    toServer: 'forward',
+    toClient: 'forward',
+  };
+  private readonly connections = new Set<ProxiedConnection>();
+  private target: { host: string; port: number };
 
   private constructor(
     private readonly server: Server,
-    private readonly options: TcpProxyOptions,
-  ) {}
+    options: TcpProxyOptions,
+  ) {
+    this.target = { host: options.targetHost ?? '127.0.0.1', port: options.targetPort };
+    server.on('connection', (client) => this.accept(client));
+  }
 
   static async start(options: TcpProxyOptions): Promise<TcpProxy> {
     const server = createServer();
     const proxy = new TcpProxy(server, options);
-    server.on('connection', (socket) => proxy.accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+      server.listen(options.port ?? 0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
     return proxy;
   }
 
   get port(): number {
-    const address = this.server.address();
-    return address && typeof address === 'object' ? address.port : 0;
+    return (this.server.address() as AddressInfo).port;
   }
 
   get connectionCount(): number {
-    return this.pairs.size;
+    return this.connections.size;
+  }
+
+  mode(direction: Direction): FlowMode {
+    return this.modes[direction];
+  }
+
+  /** Sets how `direction` flows; switching to `forward` releases what was held. */
+  setMode(direction: Direction, mode: FlowMode): void {
+    this.modes[direction] = mode;
+    for (const connection of this.connections) connection.flow(direction);
+  }
+
+  /** Holds both directions. */
+  stall(): void {
+    this.setMode('toServer', 'hold');
+    this.setMode('toClient', 'hold');
+  }
+
+  /** Forwards both directions again, releasing what was held. */
+  resume(): void {
+    this.setMode('toServer', 'forward');
+    this.setMode('toClient', 'forward');
   }
 
   /** Drops every open connection at once, client and service side. */
   cut(): void {
-    for (const pair of [...this.pairs]) this.drop(pair);
+    for (const connection of [...this.connections]) connection.destroy(true);
   }
 
-  /** Stops forwarding bytes (both ways) and holds new connections until `resume()`. */
-  stall(): void {
-    this.stalled = true;
-    for (const pair of this.pairs) {
-      pair.client.pause();
-      pair.upstream?.pause();
-    }
+  /** Sends new connections to another service from now on (open ones keep theirs). */
+  retarget(port: number, host = '127.0.0.1'): void {
+    this.target = { host, port };
   }
 
-  resume(): void {
-    this.stalled = false;
-    for (const pair of this.pairs) {
-      if (!pair.upstream) this.openUpstream(pair);
-      pair.client.resume();
-      pair.upstream?.resume();
+  /** Bytes held in `direction` over every open connection. */
+  heldBytes(direction: Direction): number {
+    let total = 0;
+    for (const connection of this.connections) total += connection.heldBytes(direction);
+    return total;
+  }
+
+  /** Discards every held byte (they were lost in the network). */
+  dropHeld(): void {
+    for (const connection of this.connections) {
+      connection.held.toServer = [];
+      connection.held.toClient = [];
     }
   }
 
@@ -78,38 +174,20 @@ export class TcpProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** @internal */
+  forget(connection: ProxiedConnection): void {
+    this.connections.delete(connection);
+  }
+
   private accept(client: Socket): void {
-    const pair: Pair = { client, upstream: undefined, early: [] };
-    this.pairs.add(pair);
+    if (!this.accepting) {
+      client.on('error', () => undefined);
+      client.destroy();
+      return;
+    }
     client.setNoDelay(true);
-    client.on('data', (chunk: Buffer) => {
-      if (pair.upstream && !pair.upstream.connecting) pair.upstream.write(chunk);
-      else pair.early.push(chunk);
-    });
-    client.on('error', () => this.drop(pair));
-    client.on('close', () => this.drop(pair));
-    if (this.stalled) client.pause();
-    else this.openUpstream(pair);
-  }
-
-  private openUpstream(pair: Pair): void {
-    const upstream = connect({
-      port: this.options.targetPort,
-      host: this.options.targetHost ?? '127.0.0.1',
-    });
-    pair.upstream = upstream;
+    const upstream = connect(this.target);
     upstream.setNoDelay(true);
-    upstream.on('connect', () => {
-      for (const chunk of pair.early.splice(0)) upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => pair.client.write(chunk));
-    upstream.on('error', () => this.drop(pair));
-    upstream.on('close', () => this.drop(pair));
-  }
-
-  private drop(pair: Pair): void {
-    if (!this.pairs.delete(pair)) return;
-    pair.client.resetAndDestroy();
-    pair.upstream?.resetAndDestroy();
+    this.connections.add(new ProxiedConnection(this, client, upstream));
   }
 }
