@@ -18,10 +18,16 @@ import {
 import { OnceRuntimeMissingError, OnceServer } from '@once/gateway';
 import { Command as FrameCommand, Status, randomClientId } from '@once/protocol';
 import { CommandRefusedError, OnceClient } from '@once/sdk';
-import { RawClient, StaticAuthenticator, bodyJson, outcomeOf, registrationOf } from '@once/testing';
+import {
+  RawClient,
+  StaticAuthenticator,
+  bodyJson,
+  outcomeOf,
+  registrationOf,
+  eventually,
+} from '@once/testing';
 import { OrdersModule } from '../fixtures/orders/orders.module';
 import { type Order } from '../fixtures/orders/orders.state';
-import { eventually } from './support/eventually';
 import { Gate } from './support/gate';
 import { SuspendedTenantGuard } from './support/suspended-tenant.guard';
 

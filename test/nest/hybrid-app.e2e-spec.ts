@@ -9,7 +9,6 @@ import { CommandRefusedError, OnceClient } from '@once/sdk';
 import { firstValueFrom } from 'rxjs';
 import { OrdersAudit } from '../fixtures/orders/orders-audit';
 import { type Order } from '../fixtures/orders/orders.state';
-import { eventually } from './support/eventually';
 import { LEDGER } from './support/ledger-http.controller';
 import {
   type HybridApp,
@@ -18,7 +17,14 @@ import {
   USERS,
   startHybridApp,
 } from './support/hybrid-app';
-import { outcomeOf, RawClient, registrationOf, ServiceProcess, TcpProxy } from '@once/testing';
+import {
+  outcomeOf,
+  RawClient,
+  registrationOf,
+  ServiceProcess,
+  TcpProxy,
+  eventually,
+} from '@once/testing';
 
 const LEDGER_PASSWORD = 'pw';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -15,9 +15,8 @@ import {
   Status,
   randomClientId,
 } from '@once/protocol';
-import { RawClient, RawClientTimeoutError, bodyJson, outcomeOf } from '@once/testing';
+import { RawClient, RawClientTimeoutError, bodyJson, outcomeOf, eventually } from '@once/testing';
 import { AppModule, adminGenesis } from '../../apps/server/src/app.module';
-import { eventually } from '../nest/support/eventually';
 import { Gate } from '../nest/support/gate';
 import {
   ADMIN_PASSWORD,

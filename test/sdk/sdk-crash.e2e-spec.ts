@@ -1,6 +1,5 @@
 import { type OnceClientEvent, OnceClient } from '@once/sdk';
-import { eventually } from './support/eventually';
-import { ServiceProcess, TcpProxy } from '@once/testing';
+import { ServiceProcess, TcpProxy, eventually } from '@once/testing';
 
 const PASSWORD = 'pw';
 const TOTAL = 300;

@@ -1,7 +1,6 @@
 import { randomClientId } from '@once/protocol';
 import { type OnceClientEvent, OnceClient, OutcomeUnknownError } from '@once/sdk';
-import { eventually } from './support/eventually';
-import { RawClient, registrationOf, ServiceProcess, TcpProxy } from '@once/testing';
+import { RawClient, registrationOf, ServiceProcess, TcpProxy, eventually } from '@once/testing';
 
 const PASSWORD = 'pw';
 const IN_FLIGHT = 3;

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdentityFileCorruptError, OnceClient, type RecoveredRequest } from '@once/sdk';
 import { Command, Operation, Status } from '@once/protocol';
-import { eventually } from './support/eventually';
 import { SdkChildProcess } from './support/sdk-child-process';
-import { RawClient, ServiceProcess, TcpProxy } from '@once/testing';
+import { RawClient, ServiceProcess, TcpProxy, eventually } from '@once/testing';
 
 const PASSWORD = 'pw';
 const IN_FLIGHT = 8;

@@ -7,8 +7,7 @@ import {
   OutcomeUnknownError,
   RequestTimeoutError,
 } from '@once/sdk';
-import { eventually } from './support/eventually';
-import { ServiceProcess, TcpProxy } from '@once/testing';
+import { ServiceProcess, TcpProxy, eventually } from '@once/testing';
 
 const PASSWORD = 'pw';
 

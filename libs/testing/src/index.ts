@@ -12,3 +12,4 @@ export { ServiceProcess, type ServiceProcessOptions, ServiceStartError } from '.
 export { type Direction, type FlowMode, TcpProxy, type TcpProxyOptions } from './tcp-proxy';
 export { StaticAuthenticator } from './static-authenticator';
 export { findRepositoryRoot, typescriptHookFile } from './typescript-hook';
+export { eventually } from './eventually';

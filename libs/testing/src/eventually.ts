@@ -1,7 +1,7 @@
 /**
  * Waits until `condition()` holds, checking every few milliseconds. The bound
- * only turns a hang into a failure that names what was awaited; no test
- * asserts how long anything took.
+ * only turns a hang into a failure that names what was awaited; a test built
+ * on it asserts what happens, never how long it took.
  */
 export async function eventually(
   condition: () => boolean | Promise<boolean>,
