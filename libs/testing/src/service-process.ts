@@ -224,6 +224,11 @@ export class ServiceProcess {
     } finally {
       clearTimeout(timer);
     }
-    await this.waitReady();
+    try {
+      await this.waitReady();
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    }
   }
 }

@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { type ServiceProcess } from '@once/testing';
+import { type ServiceBuild } from './service-build';
+
+/** What the graceful stop and the full replay of the journal found. */
+export interface ReplayCheck {
+  /** Exit code of the graceful stop (SIGTERM: in-flight commits, snapshot, close); 0 expected. */
+  readonly stopExitCode: number | null;
+  /** Exit code of `main.js --verify`: 0 when the replay equals the newest snapshot (or there is none). */
+  readonly verifyExitCode: number | null;
+  /** Journal entries replayed from op 1: the journal's last op (ops are contiguous). */
+  readonly journalOps: number | undefined;
+  /** Op of the newest snapshot, the one the replay was compared with. */
+  readonly snapshotOp: number | undefined;
+  /**
+   * The stop exited 0, verify exited 0 and said the replay equals the snapshot,
+   * that snapshot is at the journal's last op (the stop's own: the live state
+   * at the end), and the journal holds every op the node had committed when
+   * the clients were done.
+   */
+  readonly equal: boolean;
+  /** verify's own report line (or the end of its output when it has none). */
+  readonly verifyReport: string;
+}
+
+/** verify's last line: the journal's length, the snapshot's op, and whether they agree. */
+const VERIFY_REPORT =
+  /verify: (\d+) journal entries replayed from op 1, all intact; the replay at op (\d+) (equals|DIFFERS FROM) the snapshot taken there/;
+/** Bound of the replay; a journal of a long run replays in seconds, this only turns a hang into a failure. */
+const VERIFY_TIMEOUT_MS = 600_000;
+
+/**
+ * Stops the service gracefully, then replays its whole journal from op 1
+ * with the service's own `main.js --verify` (of `build`) on its data
+ * directory. `committedOp` is the node's commit op when the soak's clients
+ * were done.
+ */
+export async function stopAndVerify(
+  service: ServiceProcess,
+  build: ServiceBuild,
+  committedOp: number,
+): Promise<ReplayCheck> {
+  const stopExitCode = await service.stop();
+  const verify = await runVerify(build, service.dataDir);
+  const match = VERIFY_REPORT.exec(verify.output);
+  const journalOps = match ? Number(match[1]) : undefined;
+  const snapshotOp = match ? Number(match[2]) : undefined;
+  return {
+    stopExitCode,
+    verifyExitCode: verify.exitCode,
+    journalOps,
+    snapshotOp,
+    equal:
+      stopExitCode === 0 &&
+      verify.exitCode === 0 &&
+      match?.[3] === 'equals' &&
+      journalOps !== undefined &&
+      snapshotOp === journalOps &&
+      journalOps >= committedOp,
+    verifyReport: match?.[0] ?? verify.output.trim().split('\n').slice(-5).join('\n'),
+  };
+}
+
+function runVerify(
+  build: ServiceBuild,
+  dataDir: string,
+): Promise<{ exitCode: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [build.main, '--verify'], {
+      env: {
+        ...inheritedEnvironment(),
+        ...build.env,
+        ONCE_DATA_DIR: dataDir,
+        ONCE_LOG_FORMAT: 'text',
+        NO_COLOR: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: VERIFY_TIMEOUT_MS,
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (exitCode) => resolve({ exitCode, output }));
+  });
+}
+
+/** This process's environment without ONCE_* settings: verify reads only the data directory given. */
+function inheritedEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('ONCE_')),
+  );
+}
