@@ -273,22 +273,7 @@ export class Engine {
     if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
     const removed = this.tableValue.get(entry.client);
     if (removed) this.endSession(entry, removed, EvictionReason.LoggedOut, ended);
-    const reply = encodeFrame(
-      {
-        command: Command.Reply,
-        operation: Operation.Logout,
-        status: Status.Ok,
-        client: entry.client,
-        session: entry.session,
-        request: entry.request,
-        resumeToken: entry.requestChecksum,
-        op: entry.op,
-        commit: entry.op,
-        timestamp: entry.timestamp,
-        watermark: entry.request,
-      },
-      okBody({}),
-    );
+    const reply = replicatedReply(entry, Operation.Logout, okBody({}));
     return { ...quiet(entry, ended), reply };
   }
 
@@ -296,23 +281,7 @@ export class Engine {
     const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
     if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
     const resultText = this.runHandler(entry);
-    const encode = (): Buffer =>
-      encodeFrame(
-        {
-          command: Command.Reply,
-          operation: Operation.Command,
-          status: Status.Ok,
-          client: entry.client,
-          session: entry.session,
-          request: entry.request,
-          resumeToken: entry.requestChecksum,
-          op: entry.op,
-          commit: entry.op,
-          timestamp: entry.timestamp,
-          watermark: entry.request,
-        },
-        resultText,
-      );
+    const encode = (): Buffer => replicatedReply(entry, Operation.Command, resultText);
     // Replay: the ring drops most replies before anyone asks, so the table
     // keeps the encoder and builds a reply (the same bytes) when first read.
     const reply = this.deferReplies ? undefined : encode();
@@ -753,6 +722,34 @@ export class Engine {
     this.phaseValue = 'stopped';
     for (const listener of this.phaseListeners) listener('stopped');
   }
+}
+
+/**
+ * The REPLY of an applied COMMAND or LOGOUT: every field from the entry
+ * (PROTOCOL.md: `op` = `commit` = the entry's op, `timestamp` its journal
+ * time, `watermark` its own request), so replay rebuilds it byte for byte.
+ */
+function replicatedReply(
+  entry: JournalEntry,
+  operation: Operation,
+  body: Uint8Array | string,
+): Buffer {
+  return encodeFrame(
+    {
+      command: Command.Reply,
+      operation,
+      status: Status.Ok,
+      client: entry.client,
+      session: entry.session,
+      request: entry.request,
+      resumeToken: entry.requestChecksum,
+      op: entry.op,
+      commit: entry.op,
+      timestamp: entry.timestamp,
+      watermark: entry.request,
+    },
+    body,
+  );
 }
 
 function quiet(entry: JournalEntry, ended: readonly EndedSession[]): ApplyOutcome {

@@ -11,32 +11,15 @@ export type ReplicatedKind = 'command' | 'logout';
 export type LinkTag = object;
 
 /**
- * One COMMAND (or LOGOUT) from the call to its answer.
- *
- * Its lifecycle: waiting for room → queued → numbered (in flight: in the
- * pipeline under a request number, possibly sent, possibly on several links in
- * turn) → answered. The body bytes never change, so every send of it carries
- * the same `checksum_body`.
+ * A caller's promise that is settled once — by an answer, a timeout or a
+ * failure, whichever comes first — with its timeout timer cleared.
  */
-export class CommandEntry {
-  /** 0 until numbered; then fixed for the life of the client id. */
-  request = 0;
-  /** Its number is durable (in the identity file, or no file is kept): it may be sent. */
-  durable = false;
-  /** The link it was last written to, if that link is still the one in use. */
-  sentOn: LinkTag | undefined;
-  /** Written to a link at least once: from then on it is in doubt until answered. */
-  everSent = false;
-  /** The caller's promise is settled (by an answer, a timeout or a failure). */
+abstract class SettledOnce {
+  /** The caller's promise is settled. */
   done = false;
   timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    readonly kind: ReplicatedKind,
-    readonly pattern: string,
-    readonly body: Buffer,
-    private readonly settler: Settler,
-  ) {}
+  constructor(private readonly settler: Settler) {}
 
   resolve(result: unknown): void {
     if (this.finish()) this.settler.resolve(result);
@@ -55,30 +38,41 @@ export class CommandEntry {
   }
 }
 
-/** One QUERY from the call to its answer. Queries are reads: resending one is harmless. */
-export class QueryEntry {
-  done = false;
-  timer: NodeJS.Timeout | undefined;
+/**
+ * One COMMAND (or LOGOUT) from the call to its answer.
+ *
+ * Its lifecycle: waiting for room → queued → numbered (in flight: in the
+ * pipeline under a request number, possibly sent, possibly on several links in
+ * turn) → answered. The body bytes never change, so every send of it carries
+ * the same `checksum_body`.
+ */
+export class CommandEntry extends SettledOnce {
+  /** 0 until numbered; then fixed for the life of the client id. */
+  request = 0;
+  /** Its number is durable (in the identity file, or no file is kept): it may be sent. */
+  durable = false;
+  /** The link it was last written to, if that link is still the one in use. */
+  sentOn: LinkTag | undefined;
+  /** Written to a link at least once: from then on it is in doubt until answered. */
+  everSent = false;
 
+  constructor(
+    readonly kind: ReplicatedKind,
+    readonly pattern: string,
+    readonly body: Buffer,
+    settler: Settler,
+  ) {
+    super(settler);
+  }
+}
+
+/** One QUERY from the call to its answer. Queries are reads: resending one is harmless. */
+export class QueryEntry extends SettledOnce {
   constructor(
     readonly pattern: string,
     readonly body: Buffer,
-    private readonly settler: Settler,
-  ) {}
-
-  resolve(result: unknown): void {
-    if (this.finish()) this.settler.resolve(result);
-  }
-
-  reject(error: unknown): void {
-    if (this.finish()) this.settler.reject(error);
-  }
-
-  private finish(): boolean {
-    if (this.done) return false;
-    this.done = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    return true;
+    settler: Settler,
+  ) {
+    super(settler);
   }
 }
