@@ -76,6 +76,12 @@ describe('Engine (the apply path)', () => {
     expect(test.engine.commitOp).toBe(1);
     expect(test.engine.settings).toEqual({ clientsMax: 2, ring: 2, sessionTtlMs: 0 });
     expect(test.engine.table.capacity).toBe(2);
+    expect(test.node.journal.meta.settings).toEqual({
+      clientsMax: 2,
+      ring: 2,
+      sessionTtlMs: 0,
+      sinceOp: 1,
+    });
   });
 
   it('applies a REGISTER: epoch = its op, reply fields and body from the entry', async () => {

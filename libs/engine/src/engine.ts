@@ -560,7 +560,10 @@ export class Engine {
       !sameSettings(settings, this.settingsValue) ||
       this.commitOpValue === 0 ||
       this.states.holders().length > 0;
-    if (!needed) return;
+    if (!needed) {
+      await this.recordSettingsInMeta();
+      return;
+    }
     if (!sameSettings(settings, this.settingsValue)) {
       this.logger.log(
         `limits change at op ${this.journal.lastOp + 1}: clientsMax ${this.settingsValue.clientsMax}→${settings.clientsMax}, ring ${this.settingsValue.ring}→${settings.ring}, sessionTtlMs ${this.settingsValue.sessionTtlMs}→${settings.sessionTtlMs}`,
@@ -575,6 +578,18 @@ export class Engine {
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
+    await this.recordSettingsInMeta();
+  }
+
+  /**
+   * Mirrors the limits in force into the data directory's meta record, for
+   * operators and tools; the journal's BOOT entries stay the authority.
+   */
+  private async recordSettingsInMeta(): Promise<void> {
+    const inForce = this.settingsValue;
+    const recorded = this.journal.meta.settings as EngineSettings | null;
+    if (recorded && sameSettings(recorded, inForce)) return;
+    await this.journal.updateSettings({ ...inForce, sinceOp: this.commitOpValue });
   }
 
   /** Journals that `client`'s connection ended, so what it held while connected is released. */
