@@ -1,19 +1,8 @@
 import { type ClientId, Command, type Frame, Status } from '@once/protocol';
-import {
-  type RawClient,
-  type Registration,
-  ServiceProcess,
-  outcomeOf,
-  registrationOf,
-} from '@once/testing';
+import { type RawClient, type Registration, outcomeOf, registrationOf } from '@once/testing';
 
-/** The password of the `admin` user every e2e service of these suites is created with. */
-export const ADMIN_PASSWORD = 'crash-suite-admin';
-
-/** A reference service on a fresh data directory, any free port, the given ONCE_* settings. */
-export function startService(env: Readonly<Record<string, string>> = {}): Promise<ServiceProcess> {
-  return ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env } });
-}
+import { ADMIN_PASSWORD } from './wire';
+export { ADMIN_PASSWORD, startService } from './wire';
 
 /** What a client keeps of its session: enough to resume it on any connection. */
 export interface Session extends Registration {
