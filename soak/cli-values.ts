@@ -1,22 +1,9 @@
 import { InvalidArgumentError } from 'commander';
 
-/** commander argument parsers for the soak's flags. */
+import { positiveInteger } from '../bench/cli-numbers';
 
-export function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 1) {
-    throw new InvalidArgumentError('expected a positive integer');
-  }
-  return parsed;
-}
-
-export function positiveNumber(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) {
-    throw new InvalidArgumentError('expected a positive number');
-  }
-  return parsed;
-}
+/** commander argument parsers for the soak's own flags; the plain numeric ones are the bench's. */
+export { positiveInteger, positiveNumber } from '../bench/cli-numbers';
 
 /** A positive integer, or `all` (Infinity). */
 export function countOrAll(value: string): number {

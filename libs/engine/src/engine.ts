@@ -1,5 +1,11 @@
 import { ClientTable } from '@once/client-table';
-import { EntryKind, type EntryDraft, type JournalEntry, type JournalStore } from '@once/journal';
+import {
+  EntryKind,
+  type EntryDraft,
+  InvalidEntryError,
+  type JournalEntry,
+  type JournalStore,
+} from '@once/journal';
 import {
   type ClientId,
   Command,
@@ -130,9 +136,6 @@ export class Engine {
   }
   get commitTimestamp(): bigint {
     return this.commitTimestampValue;
-  }
-  get failedWith(): Error | undefined {
-    return this.failure;
   }
 
   /**
@@ -489,8 +492,7 @@ export class Engine {
     try {
       op = this.journal.enqueue(draft).op;
     } catch (error) {
-      if (error instanceof Error && (error as { code?: string }).code === 'INVALID_ENTRY')
-        throw error;
+      if (error instanceof InvalidEntryError) throw error;
       throw new EngineUnavailableError(
         `the journal takes no writes: ${error instanceof Error ? error.message : String(error)}`,
       );

@@ -79,8 +79,4 @@ export class StateRegistry {
     for (const state of this.scoped) for (const client of state.holders()) all.add(client);
     return [...all].sort();
   }
-
-  holds(client: ClientId): boolean {
-    return this.scoped.some((state) => state.holders().includes(client));
-  }
 }

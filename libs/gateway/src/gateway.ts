@@ -132,10 +132,6 @@ export class Gateway implements ConnectionHost, SessionGate {
     return this.engineValue?.commitOp ?? 0;
   }
 
-  get connectionCount(): number {
-    return this.connections.size;
-  }
-
   accept(socket: Socket): void {
     if (this.stopping) {
       socket.destroy();

@@ -50,8 +50,4 @@ export class SessionBindings<C extends Bindable> {
     if (wasHolder) this.holders.delete(binding.client);
     return { binding, wasHolder };
   }
-
-  get sessionCount(): number {
-    return this.bound.size;
-  }
 }

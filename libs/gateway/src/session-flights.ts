@@ -161,8 +161,4 @@ export class SessionFlights<Origin> {
       for (const wake of flight.capacityWaiters.splice(0)) wake();
     }
   }
-
-  get sessionsInFlight(): number {
-    return this.flights.size;
-  }
 }

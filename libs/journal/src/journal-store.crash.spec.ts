@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { typescriptHookFile } from '@once/testing';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,35 +7,14 @@ import { type JournalEntry } from './journal-entry';
 import { JournalStore } from './journal-store';
 
 /**
- * Runs the real JournalStore (its TypeScript sources) in a child process:
- * a require hook transpiles `.ts` on the fly with `typescript`, and maps the
- * `@once/<lib>` aliases like the jest config does.
+ * Runs the real JournalStore (its TypeScript sources) in a child process,
+ * through the harness's TypeScript require hook (transpile only, `@once/*`
+ * aliases mapped like the jest config does).
  */
 const CHILD_RUNNER = String.raw`
 'use strict';
-const Module = require('node:module');
-const fs = require('node:fs');
 const path = require('node:path');
-const ts = require(process.env.ONCE_TYPESCRIPT);
 const root = process.env.ONCE_ROOT;
-
-const resolveFilename = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  const alias = /^@once\/([a-z-]+)$/.exec(request);
-  const target = alias ? path.join(root, 'libs', alias[1], 'src') : request;
-  return resolveFilename.call(this, target, ...rest);
-};
-require.extensions['.ts'] = (module, filename) => {
-  const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      esModuleInterop: true,
-    },
-  });
-  module._compile(outputText, filename);
-};
 
 const { JournalStore, EntryKind } = require(path.join(root, 'libs/journal/src'));
 const [mode, dataDir] = process.argv.slice(2);
@@ -96,14 +76,14 @@ describe('JournalStore across processes', () => {
   let workDir: string;
   let dataDir: string;
   let runner: string;
+  let hook: string;
   const children: ChildProcess[] = [];
 
   function startChild(mode: 'append-forever' | 'try-open'): ChildProcess {
-    const child = spawn(process.execPath, [runner, mode, dataDir], {
+    const child = spawn(process.execPath, ['-r', hook, runner, mode, dataDir], {
       env: {
         ...process.env,
         ONCE_ROOT: REPO_ROOT,
-        ONCE_TYPESCRIPT: require.resolve('typescript'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -134,6 +114,7 @@ describe('JournalStore across processes', () => {
     workDir = await fs.mkdtemp(join(tmpdir(), 'once-journal-crash-'));
     runner = join(workDir, 'child-runner.js');
     await fs.writeFile(runner, CHILD_RUNNER);
+    hook = await typescriptHookFile(REPO_ROOT);
   });
 
   beforeEach(async () => {
