@@ -8,6 +8,7 @@ import { parseBenchOptions } from './bench-options';
 import { snapshotBuild } from './build-snapshot';
 import { type BenchDocument, figuresTable } from './bench-report';
 import { environmentInfo } from './environment-info';
+import { exitOnSignals } from './exit-on-signals';
 import { type IdleSessionsReport } from './idle-sessions';
 import { measureRestarts } from './restart-run';
 import { measureThroughputRun, type ThroughputRun } from './throughput-run';
@@ -84,10 +85,7 @@ async function main(): Promise<void> {
   }
 }
 
-process.once('SIGINT', () => {
-  killAllChildren();
-  process.exit(130);
-});
+exitOnSignals(killAllChildren);
 
 main().then(
   () => process.exit(0),

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CommanderError } from 'commander';
+import { exitOnSignals } from '../bench/exit-on-signals';
 import { parseSoakOptions } from './soak-options';
 import { summaryTable } from './soak-report';
 import { runSoak } from './soak-run';
@@ -40,6 +41,8 @@ async function main(): Promise<number> {
   }
   return report.passed ? EXIT_PASSED : EXIT_CHECK_FAILED;
 }
+
+exitOnSignals();
 
 main().then(
   (code) => process.exit(code),

@@ -1,12 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { ROOT, runNodeProgram } from '../support/node-program';
 
-const ROOT = resolve(__dirname, '../..');
 /** Built by `npm run build` (nest build bench), like the service the other e2e tests run. */
 const BENCH_MAIN = join(ROOT, 'dist/bench/main.js');
+/** Past this bound the bench and its children are killed; a smoke run takes about 10 s. */
+const BENCH_BOUND_MS = 55_000;
 
 const FIGURES = [
   'once_rps_64',
@@ -39,10 +39,12 @@ describe('npm run bench -- --smoke', () => {
 
   it('measures every figure and writes them to the JSON file', async () => {
     const out = join(dir, 'smoke.json');
-    await promisify(execFile)(process.execPath, [BENCH_MAIN, '--smoke', '--out', out], {
-      cwd: ROOT,
-      timeout: 55_000,
-    });
+    const { exitCode, output } = await runNodeProgram(
+      BENCH_MAIN,
+      ['--smoke', '--out', out],
+      BENCH_BOUND_MS,
+    );
+    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
     const results = JSON.parse(await readFile(out, 'utf8'));
     for (const figure of FIGURES) {
       expect({ figure, finite: Number.isFinite(results[figure]) }).toEqual({

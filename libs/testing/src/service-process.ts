@@ -41,6 +41,26 @@ export class ServiceStartError extends Error {
 const LISTENING = /listening on ([0-9a-fA-F.:]+):(\d+)/;
 
 /**
+ * Service processes of this process that may still run. When this process
+ * exits (a test run that ends without `cleanup()`, a soak that fails), they
+ * are SIGKILLed with it rather than left holding their port and directory.
+ * The listener is attached only while the set is non-empty.
+ */
+const liveChildren = new Set<ChildProcess>();
+const killLiveChildren = (): void => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+};
+
+function track(child: ChildProcess): void {
+  if (liveChildren.size === 0) process.once('exit', killLiveChildren);
+  liveChildren.add(child);
+  child.once('exit', () => {
+    liveChildren.delete(child);
+    if (liveChildren.size === 0) process.off('exit', killLiveChildren);
+  });
+}
+
+/**
  * A once service as a child process on a temporary data directory, for e2e
  * tests: `crash()` kills it with SIGKILL (no snapshot, no flush beyond what
  * was synced), `restart()` starts it again on the same directory and port,
@@ -186,6 +206,7 @@ export class ServiceProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
+    track(child);
     this.exitPromise = new Promise((done) => child.once('exit', (code) => done(code)));
     const listening = new Promise<number>((found, failed) => {
       const onData = (chunk: Buffer) => {
