@@ -58,6 +58,7 @@ async function main(): Promise<void> {
     maxFrameBytes: config.maxFrameBytes,
     maxConnections: config.maxConnections,
     maxPendingEntries: config.maxPendingEntries,
+    maxWriteBufferBytes: config.maxWriteBufferBytes,
     partialFrameTimeoutMs: config.partialFrameTimeoutMs,
     idleUnboundTimeoutMs: config.idleTimeoutMs,
     maxFailedRegistersPerAddressPerMinute: config.registerFailuresPerMinute,

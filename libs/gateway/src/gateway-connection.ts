@@ -89,10 +89,20 @@ export class GatewayConnection implements ConnectionView {
     this.pump();
   }
 
-  /** Queues `frame` for this turn's write. */
+  /**
+   * Queues `frame` for this turn's write. The write-buffer limit is checked
+   * when a turn begins, against what earlier turns left unflushed: replies
+   * of the current turn (one large reply, a group commit's worth) are not
+   * the peer's fault until it had the chance to read them.
+   */
   send(frame: Buffer): void {
     if (this.closedValue) return;
     if (!this.corked) {
+      if (this.socket.writableLength > this.host.maxWriteBufferBytes) {
+        // The peer does not read its replies; holding them would hold the node's memory.
+        this.destroy();
+        return;
+      }
       this.corked = true;
       this.socket.cork();
       process.nextTick(() => {
@@ -101,10 +111,6 @@ export class GatewayConnection implements ConnectionView {
       });
     }
     this.socket.write(frame);
-    if (this.socket.writableLength > this.host.maxWriteBufferBytes) {
-      // The peer does not read its replies; holding them would hold the node's memory.
-      this.destroy();
-    }
   }
 
   /** Sends `frame`, then closes once it is flushed; reads nothing more. */

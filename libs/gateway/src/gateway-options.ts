@@ -19,14 +19,16 @@ export interface GatewayOptions {
   /** Open connections at once; further ones are closed on accept [10000]. */
   readonly maxConnections?: number;
   /**
-   * Journal entries admitted but not yet durable, across all sessions; at the
-   * limit the gateway stops reading (TCP backpressure) instead of answering
-   * busy [65536].
+   * Journal entries admitted but not yet durable, across all sessions,
+   * counting those whose admission step still runs; at the limit the gateway
+   * stops reading (TCP backpressure) instead of answering busy [65536].
    */
   readonly maxPendingEntries?: number;
   /**
-   * Bytes queued for a peer that does not read its replies; past it the
-   * connection is closed (a slow reader must not hold the node's memory) [64 MiB].
+   * Reply bytes a peer left unread from earlier event-loop turns; past it the
+   * connection is closed (a slow reader must not hold the node's memory). The
+   * replies of the current turn do not count, so one large reply or a group
+   * commit's worth never closes a peer that reads [64 MiB].
    */
   readonly maxWriteBufferBytes?: number;
   /** A frame begun but not finished within this long: BAD_FRAME, and the connection closes [10000 ms]. */

@@ -78,6 +78,8 @@ export class Gateway implements ConnectionHost, SessionGate {
   private readonly flights = new SessionFlights<GatewayConnection>();
   private readonly sessionGuards: CanActivate[] = [new ResumeGuard(), new EpochFenceGuard()];
   private readonly journalWaiters: Array<() => void> = [];
+  /** COMMANDs and LOGOUTs past the limit check whose entry is not appended yet (admission runs). */
+  private reservedEntries = 0;
   /** REGISTERs journaled but not applied yet (answered NOT_READY if the journal fails). */
   private readonly pendingRegisters = new Set<{ connection: GatewayConnection; frame: Frame }>();
   private readonly registerLimiter: RegisterRateLimiter;
@@ -284,7 +286,12 @@ export class Gateway implements ConnectionHost, SessionGate {
     }
     if (!this.engine.ready || this.stopping)
       return this.answer(connection, frame, Status.NotReady, 'the node is not ready');
-    await this.journalCapacity();
+    // Checked and appended in one synchronous step: nothing can take the room between.
+    while (!this.hasJournalRoom()) {
+      await this.journalRoom();
+      if (!this.engine.ready || this.stopping || connection.closed)
+        return this.answer(connection, frame, Status.NotReady, 'the node is not ready');
+    }
     const pending = { connection, frame };
     this.pendingRegisters.add(pending);
     this.submit(
@@ -395,14 +402,10 @@ export class Gateway implements ConnectionHost, SessionGate {
         case 'new':
           break;
       }
-      if (
-        this.flights.count(client) < this.engine.settings.ring &&
-        this.engine.journal.pendingCount < this.options.maxPendingEntries
-      )
-        break;
+      if (this.flights.count(client) < this.engine.settings.ring && this.hasJournalRoom()) break;
       // Full: hold this connection (TCP backpressure), then look again from the guards.
       await this.flights.waitForCapacity(client, this.engine.settings.ring);
-      await this.journalCapacity();
+      await this.journalRoom();
       if (!this.engine.ready || this.stopping || connection.closed) {
         return this.answer(connection, frame, Status.NotReady, 'the node is not ready');
       }
@@ -410,6 +413,25 @@ export class Gateway implements ConnectionHost, SessionGate {
 
     const binding = connection.binding!;
     const checksum = Buffer.from(checksumBody);
+    // Admission is asynchronous: the room stays reserved until the entry is appended.
+    this.reservedEntries++;
+    try {
+      await this.admitAndSubmit(connection, frame, request, binding, checksum);
+    } finally {
+      this.reservedEntries--;
+      this.wakeJournalWaiters();
+    }
+  }
+
+  /** Admits an accepted COMMAND or LOGOUT (in the session's order) and journals it. */
+  private async admitAndSubmit(
+    connection: GatewayConnection,
+    frame: Frame,
+    request: Replicated,
+    binding: SessionBinding,
+    checksum: Buffer,
+  ): Promise<void> {
+    const { client, session, request: number } = frame.header;
     this.flights.admit(client, session, number, request.operation, checksum, connection);
     await this.flights.serialize(client, async () => {
       const body =
@@ -704,12 +726,7 @@ export class Gateway implements ConnectionHost, SessionGate {
         this.answered?.op === outcome.entry.op ? this.answered.connection : undefined;
       for (const ended of outcome.endedSessions) this.endSession(ended, outcome, replyTarget);
     }
-    if (
-      this.journalWaiters.length > 0 &&
-      this.engine.journal.pendingCount < this.options.maxPendingEntries
-    ) {
-      for (const wake of this.journalWaiters.splice(0)) wake();
-    }
+    this.wakeJournalWaiters();
   }
 
   /**
@@ -762,9 +779,25 @@ export class Gateway implements ConnectionHost, SessionGate {
     }
   }
 
-  private journalCapacity(): Promise<void> {
-    if (this.engine.journal.pendingCount < this.options.maxPendingEntries) return Promise.resolve();
+  /**
+   * Room for one more entry under `maxPendingEntries`, counting the entries
+   * not yet durable and those admitted but not yet appended. Whoever sees
+   * room must take it in the same synchronous step (append, or reserve).
+   */
+  private hasJournalRoom(): boolean {
+    return this.engine.journal.pendingCount + this.reservedEntries < this.options.maxPendingEntries;
+  }
+
+  /** Resolves when there may be room again; the caller looks again (others may take it first). */
+  private journalRoom(): Promise<void> {
+    if (this.hasJournalRoom()) return Promise.resolve();
     return new Promise((resolve) => this.journalWaiters.push(resolve));
+  }
+
+  private wakeJournalWaiters(): void {
+    if (this.journalWaiters.length > 0 && this.hasJournalRoom()) {
+      for (const wake of this.journalWaiters.splice(0)) wake();
+    }
   }
 
   /** A REPLY with a non-OK status (or OK for PING), echoing the request. */

@@ -14,6 +14,8 @@ export interface ServerConfig {
   readonly snapshotEvery: number;
   readonly maxConnections: number;
   readonly maxPendingEntries: number;
+  /** Unflushed reply bytes a peer may leave before its connection closes. */
+  readonly maxWriteBufferBytes: number;
   /** Sessions idle longer than this (journal time) expire; 0 = never. */
   readonly sessionTtlMs: number;
   readonly partialFrameTimeoutMs: number;
@@ -80,6 +82,13 @@ function options(): Option[] {
       .env('ONCE_MAX_CONNECTIONS')
       .default(10_000)
       .argParser(integer('max-connections', 1, 1_000_000)),
+    new Option(
+      '--max-write-buffer <bytes>',
+      'reply bytes a peer may leave unread before its connection closes (bytes; KiB/MiB suffixes allowed)',
+    )
+      .env('ONCE_MAX_WRITE_BUFFER')
+      .default(64 * 1024 * 1024)
+      .argParser(bytes('max-write-buffer', 1024, 2 ** 40)),
     new Option(
       '--max-pending <entries>',
       'journal entries admitted but not yet durable before reads pause',
@@ -196,6 +205,7 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     snapshotEvery: raw.snapshotEvery as number,
     maxConnections: raw.maxConnections as number,
     maxPendingEntries: raw.maxPending as number,
+    maxWriteBufferBytes: raw.maxWriteBuffer as number,
     sessionTtlMs: raw.sessionTtl as number,
     partialFrameTimeoutMs: raw.partialFrameTimeout as number,
     idleTimeoutMs: raw.idleTimeout as number,
