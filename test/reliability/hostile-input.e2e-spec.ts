@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import {
 } from '@once/protocol';
 import { ConnectError, OnceClient } from '@once/sdk';
 import { RawClient, type ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
+import { makeServerCertificate } from '../support/tls-certificates';
 import {
   ADMIN_PASSWORD,
   Connections,
@@ -848,29 +849,9 @@ describe('given a service serving TLS with a self-signed certificate for localho
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'once-tls-'));
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-      ],
-      { stdio: 'ignore' },
-    );
-    certificate = readFileSync(cert);
-    service = await startTlsService(dir, key, cert);
+    const { keyFile, certFile, cert } = makeServerCertificate(dir, { host: 'localhost' });
+    certificate = cert;
+    service = await startTlsService(dir, keyFile, certFile);
   });
   afterAll(async () => {
     if (service && service.child.exitCode === null) {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { type OnceRuntime, type OnceRuntimeConsumer, ONCE_TRANSPORT } from '@once/framework';
 import { Gateway } from './gateway';
 import {
@@ -87,8 +87,16 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
         )
       : createServer((socket) => gateway.accept(socket));
     if (tls) {
-      server.on('tlsClientError', (error: Error) => {
-        this.logger.warn(`TLS handshake failed: ${error.message}`);
+      // A client certificate that fails verification ends the handshake as a
+      // bare "socket hang up"; the socket's authorizationError names the cause
+      // (an OpenSSL code such as DEPTH_ZERO_SELF_SIGNED_CERT on the server side).
+      server.on('tlsClientError', (error: Error, socket: TLSSocket) => {
+        const cause: unknown = socket.authorizationError;
+        const reason =
+          cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : undefined;
+        this.logger.warn(
+          `TLS handshake failed: ${reason ? `client certificate refused (${reason})` : error.message}`,
+        );
       });
     }
     server.maxConnections = this.options.maxConnections;
