@@ -6,10 +6,11 @@ import { TEST_RUN_VARIABLE, findTaggedProcesses } from './test-run-processes';
  * SIGKILLed, so nothing of the run keeps a port, a data directory or a CI
  * job alive. Prints only when there is such a leak to fix.
  *
- * The runner itself is ended by jest's `forceExit` (both configs): after the
- * last suite, Node's own exit cleanup was seen to spin forever on a socket
- * handle of the in-process suites, with every test passed and nothing left
- * for JavaScript to do; `process.exit` skips that cleanup.
+ * The runner itself is ended by jest's `forceExit` (both configs). A TCP
+ * handle that Node failed to close (a `resetAndDestroy()` refused because a
+ * shutdown was pending still marks the handle closing; see TcpProxy) makes
+ * Node's exit cleanup spin forever after the last test, every test passed;
+ * `process.exit` skips that cleanup, so such a leak cannot hang a run.
  */
 export default function globalTeardown(): void {
   const runId = process.env[TEST_RUN_VARIABLE];

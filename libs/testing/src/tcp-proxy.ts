@@ -47,18 +47,22 @@ class ProxiedConnection {
     for (const chunk of this.held[direction].splice(0)) target.write(chunk);
   }
 
-  /** Closes both ends; with `reset`, with an RST (the peers see a broken link, not a clean close). */
+  /**
+   * Closes both ends; with `reset`, with an RST (the peers see a broken link,
+   * not a clean close). A side already ending (its peer closed first, so a
+   * FIN is on its way) is destroyed plainly: Node refuses the reset of a
+   * socket whose shutdown is pending, yet marks its handle closing, and the
+   * handle is never closed (its descriptor leaks, and the process's exit
+   * cleanup waits for it forever).
+   */
   destroy(reset = false): void {
     if (this.closed) return;
     this.closed = true;
     this.held.toServer = [];
     this.held.toClient = [];
-    if (reset) {
-      this.client.resetAndDestroy();
-      this.upstream.resetAndDestroy();
-    } else {
-      this.client.destroy();
-      this.upstream.destroy();
+    for (const socket of [this.client, this.upstream]) {
+      if (reset && !socket.writableEnded) socket.resetAndDestroy();
+      else socket.destroy();
     }
     this.proxy.forget(this);
   }
