@@ -18,6 +18,12 @@ export interface SoakOptions {
   readonly accounts: number;
   /** The SDK's maxInFlight of each load client, and the commands each keeps outstanding. */
   readonly depth: number;
+  /**
+   * The service's client table capacity (ONCE_CLIENTS_MAX); undefined: its
+   * default. Below `clients`, the load clients' sessions evict each other and
+   * their in-doubt transfers must be settled by reference.
+   */
+  readonly clientsMax: number | undefined;
   readonly seed: number;
   /** Delay between two SIGKILLs of the service (each followed by a restart). */
   readonly killEveryMs: RangeMs;
@@ -71,6 +77,11 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       8,
     )
     .option(
+      '--clients-max <count>',
+      "the service's client table capacity (default: the service's own); below --clients, sessions evict each other",
+      positiveInteger,
+    )
+    .option(
       '--seed <uint32>',
       'seed of every random choice (default: a random one, printed)',
       seedValue,
@@ -95,6 +106,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     clients: number;
     accounts: number;
     depth: number;
+    clientsMax?: number;
     seed?: number;
     killEveryMs: RangeMs;
     faultEveryMs: RangeMs;
@@ -108,6 +120,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     clients: flags.clients,
     accounts: flags.accounts,
     depth: flags.depth,
+    clientsMax: flags.clientsMax,
     seed: flags.seed ?? randomInt(0x1_0000_0000),
     killEveryMs: flags.killEveryMs,
     faultEveryMs: flags.faultEveryMs,

@@ -58,6 +58,7 @@ export async function runSoak(
       ...build.env,
       ONCE_ADMIN_PASSWORD: password,
       ONCE_SNAPSHOT_EVERY: String(SNAPSHOT_EVERY_OPS),
+      ...(options.clientsMax !== undefined && { ONCE_CLIENTS_MAX: String(options.clientsMax) }),
     },
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
@@ -123,7 +124,9 @@ async function soak(context: SoakContext): Promise<SoakReport> {
     `drained: ${records.length} transfers settled; probing ${selection.records.length} references ` +
       `(every unacknowledged one, ${selection.acknowledgedProbed} of ${selection.acknowledged} acknowledged)`,
   );
-  const probes = await probeReferences(direct, selection.records, PROBE_CLIENTS, PROBE_DEPTH);
+  // Fewer probe clients than the table holds, so that probes never evict each other.
+  const probeClients = Math.max(1, Math.min(PROBE_CLIENTS, (options.clientsMax ?? Infinity) - 1));
+  const probes = await probeReferences(direct, selection.records, probeClients, PROBE_DEPTH);
   const reader = await OnceClient.connect(direct);
   const finalBalances = await readBalances(reader, accounts);
   await reader.close();
@@ -172,6 +175,7 @@ async function soak(context: SoakContext): Promise<SoakReport> {
       clients: options.clients,
       accounts: options.accounts,
       depth: options.depth,
+      clientsMax: options.clientsMax,
       seed: options.seed,
       killEveryMs: options.killEveryMs,
       faultEveryMs: options.faultEveryMs,

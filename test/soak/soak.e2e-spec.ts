@@ -44,4 +44,29 @@ describe('npm run soak -- --minutes 1 --clients 8', () => {
     });
     expect(report.passed).toBe(true);
   }, 150_000);
+
+  it('given a client table smaller than the clients, so that their sessions evict each other, then the transfers left in doubt are settled by reference and nothing is lost or applied twice', async () => {
+    const out = join(dir, 'soak-evictions.json');
+    const { exitCode, output } = await runNodeProgram(
+      SOAK_MAIN,
+      [
+        ...['--minutes', '0.2', '--clients', '4', '--clients-max', '3'],
+        ...['--probe-acknowledged', '2000', '--out', out],
+      ],
+      SOAK_BOUND_MS,
+    );
+    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
+
+    const report = JSON.parse(await readFile(out, 'utf8'));
+    // The in-doubt path ran: sessions were lost under commands in flight.
+    expect(report.transfers.inDoubt).toBeGreaterThan(0);
+    expect(Object.keys(report.breakdown.inDoubt)).toContain('OUTCOME_UNKNOWN(EVICTED)');
+    expect(report.checks).toMatchObject({
+      lost: 0,
+      doubled: 0,
+      conserved: true,
+      replayEqual: true,
+    });
+    expect(report.passed).toBe(true);
+  }, 150_000);
 });
