@@ -13,6 +13,8 @@ import {
   Operation,
   STATUS_NAMES,
   Status,
+  ZERO_CHECKSUM,
+  checksum,
   randomClientId,
 } from '@once/protocol';
 import { ConnectError, OnceClient } from '@once/sdk';
@@ -748,6 +750,28 @@ describe('given a run that registered, created a user, changed a password, resum
   it('when the data directory is inspected, then the node secret is mode 0600 and the directory 0700', () => {
     expect(statSync(join(service.dataDir, 'node-secret')).mode & 0o777).toBe(0o600);
     expect(statSync(service.dataDir).mode & 0o777).toBe(0o700);
+  });
+
+  it('when the journal is read, then no REGISTER entry keeps the checksum of its body (which holds the password), and no such checksum appears anywhere in it', async () => {
+    const { journal } = await readAll(service.dataDir);
+    const registers = journal
+      .map(({ op, value }) => decodeEntry(value, op))
+      .filter((entry) => entry.kind === EntryKind.Register);
+    // admin, carol, carol again with her new password.
+    expect(registers.length).toBeGreaterThanOrEqual(3);
+    for (const entry of registers) {
+      expect({ op: entry.op, requestChecksum: entry.requestChecksum }).toEqual({
+        op: entry.op,
+        requestChecksum: ZERO_CHECKSUM,
+      });
+    }
+    const bodyChecksums = [
+      ['admin', ADMIN_PASSWORD],
+      ['carol', CAROL_PASSWORD],
+      ['carol', CAROL_NEW_PASSWORD],
+    ].map(([username, password]) => checksum(Buffer.from(JSON.stringify({ username, password }))));
+    const found = journal.filter(({ value }) => bodyChecksums.some((sum) => value.includes(sum)));
+    expect(found.map(({ op }) => op)).toEqual([]);
   });
 
   it('when the whole log is searched, then no password, resume token, node secret, salt or hash appears in it', async () => {

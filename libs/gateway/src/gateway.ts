@@ -22,12 +22,14 @@ import {
   type ParsedRequest,
   STATUS_NAMES,
   Status,
+  ZERO_CHECKSUM,
   encodeFrame,
   encodeReplyTo,
   errorBody,
   okBody,
   parseRequest,
   verifyResumeToken,
+  withRequestChecksum,
 } from '@once/protocol';
 import { EpochAheadException } from './exceptions/epoch-ahead.exception';
 import { GatewayException } from './exceptions/gateway.exception';
@@ -303,19 +305,23 @@ export class Gateway implements ConnectionHost, SessionGate {
         session: 0,
         request: 0,
         userId,
-        requestChecksum: Buffer.from(frame.header.checksumBody),
+        // Not the body's checksum: the body holds the password, and a fast
+        // hash of it on disk could be searched for the password offline. The
+        // live reply gets the real one (afterRegister); no REGISTER reply is
+        // ever sent from the journal.
+        requestChecksum: ZERO_CHECKSUM,
         body: Buffer.alloc(0),
       },
       (outcome) => {
         this.pendingRegisters.delete(pending);
-        this.afterRegister(connection, outcome);
+        this.afterRegister(connection, frame, outcome);
       },
       () => this.pendingRegisters.delete(pending),
     );
   }
 
-  private afterRegister(origin: GatewayConnection, outcome: ApplyOutcome): void {
-    if (outcome.reply) origin.send(outcome.reply);
+  private afterRegister(origin: GatewayConnection, request: Frame, outcome: ApplyOutcome): void {
+    if (outcome.reply) origin.send(withRequestChecksum(outcome.reply, request.header.checksumBody));
     const registered = outcome.registered;
     if (!registered || origin.closed) return;
     this.bind(origin, {

@@ -3,7 +3,13 @@ import { EMPTY_CHECKSUM, ZERO_CHECKSUM, checksum } from './checksum';
 import { ZERO_CLIENT_ID, clientIdFromBigInt } from './client-id';
 import { type Frame, frameFromBytes } from './frame';
 import { FrameDecoder } from './frame-decoder';
-import { encodeFrame, encodeReplyTo, sealFrame, type FrameFields } from './frame-encoder';
+import {
+  encodeFrame,
+  encodeReplyTo,
+  sealFrame,
+  type FrameFields,
+  withRequestChecksum,
+} from './frame-encoder';
 import { decodeHeader } from './frame-header';
 import { ProtocolError } from './protocol-error';
 import {
@@ -216,6 +222,44 @@ describe('encodeReplyTo', () => {
     expect(() =>
       encodeReplyTo(request, { command: Command.Request as Command.Reply, status: 0 }),
     ).toThrow(expect.objectContaining({ code: 'FIELD_OUT_OF_RANGE' }));
+  });
+});
+
+describe('withRequestChecksum', () => {
+  const reply = encodeFrame(
+    {
+      command: Command.Reply,
+      operation: Operation.Register,
+      status: Status.Ok,
+      client: CLIENT,
+      session: 7,
+      resumeToken: ZERO_CHECKSUM,
+      op: 7,
+      commit: 7,
+      timestamp: 123n,
+      watermark: 3,
+    },
+    '{"epoch":7}',
+  );
+  const requestChecksum = checksum(Buffer.from('{"username":"u","password":"p"}'));
+
+  it('writes request_checksum and a new header checksum, leaving every other byte and the original as they were', () => {
+    const original = Buffer.from(reply);
+    const patched = withRequestChecksum(reply, requestChecksum);
+
+    const frame = decodeOne(patched);
+    expect(frame.header.resumeToken).toEqual(requestChecksum);
+    expect(patched.subarray(Offset.checksumBody, Offset.resumeToken)).toEqual(
+      reply.subarray(Offset.checksumBody, Offset.resumeToken),
+    );
+    expect(patched.subarray(Offset.resumeToken + 16)).toEqual(
+      reply.subarray(Offset.resumeToken + 16),
+    );
+    expect(reply).toEqual(original);
+  });
+
+  it('refuses a checksum that is not 16 bytes', () => {
+    expect(() => withRequestChecksum(reply, Buffer.alloc(15))).toThrow(ProtocolError);
   });
 });
 

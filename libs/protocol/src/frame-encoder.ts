@@ -114,6 +114,26 @@ export function sealFrame(frame: Buffer): Buffer {
 }
 
 /**
+ * A copy of the answer `reply` with `requestChecksum` in its
+ * `request_checksum` field and the header checksum written anew. For answers
+ * built from a journal entry that keeps 16 zero bytes there on purpose (a
+ * REGISTER's body holds a password, and the XXH3 of it is not kept on disk).
+ */
+export function withRequestChecksum(reply: Buffer, requestChecksum: Uint8Array): Buffer {
+  if (requestChecksum.length !== CHECKSUM_SIZE) {
+    throw new FieldOutOfRangeError(
+      'request_checksum',
+      `${requestChecksum.length} bytes`,
+      `${CHECKSUM_SIZE}-byte checksum`,
+    );
+  }
+  const out = Buffer.from(reply);
+  out.set(requestChecksum, Offset.resumeToken);
+  checksumInto(out.subarray(Offset.checksumBody, HEADER_SIZE), out, Offset.checksum);
+  return out;
+}
+
+/**
  * Allocates header + body, copies the body in, and writes the fields every
  * frame shares. Header bytes 32..127 start at zero, so absent fields are 0.
  */

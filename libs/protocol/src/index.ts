@@ -11,7 +11,13 @@ export {
 } from './protocol-error';
 export { type FrameHeader, decodeHeader } from './frame-header';
 export { type Frame, frameFromBytes } from './frame';
-export { type FrameFields, type ReplyFields, encodeFrame, encodeReplyTo } from './frame-encoder';
+export {
+  type FrameFields,
+  type ReplyFields,
+  encodeFrame,
+  encodeReplyTo,
+  withRequestChecksum,
+} from './frame-encoder';
 export { type FrameDecoderOptions, type DecodeResult, FrameDecoder } from './frame-decoder';
 export { type ParsedRequest, type RequestParseResult, parseRequest } from './request-parser';
 export {
