@@ -206,7 +206,8 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       port: service.port,
       identityFile,
       account,
-      count: 300,
+      // Far more than it can finish before the kill: the kill lands mid-flight.
+      count: 20_000,
       maxInFlight: IN_FLIGHT,
     });
     await child.waitFor((message) => message.type === 'ready');
@@ -215,8 +216,10 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
     await child.kill();
     const acked = child.acks;
     const stored = (await readStored(identityFile))!;
+    // Usually some are in doubt; none is a valid moment too (every sent one was
+    // answered and the next ones not yet written down). The hold test above
+    // pins the in-doubt case; this one checks the free-running counts.
     const inDoubt = stored.inDoubt.map((entry) => entry.request);
-    expect(inDoubt.length).toBeGreaterThan(0);
 
     const client = await resume(identityFile);
     try {
