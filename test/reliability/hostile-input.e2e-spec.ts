@@ -19,6 +19,7 @@ import {
 } from '@once/protocol';
 import { ConnectError, OnceClient } from '@once/sdk';
 import { RawClient, type ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
+import { expectLedgerRoundTrip } from '../support/ledger-round-trip';
 import { makeServerCertificate } from '../support/tls-certificates';
 import {
   ADMIN_PASSWORD,
@@ -894,15 +895,7 @@ describe('given a service serving TLS with a self-signed certificate for localho
       tls: { ca: certificate, servername: 'localhost' },
     });
     try {
-      const account = accountName('tls');
-      await expect(client.command('ledger.open', { account })).resolves.toEqual({
-        account,
-        balance: 0,
-      });
-      await expect(client.command('ledger.deposit', { account, amount: 5 })).resolves.toEqual({
-        balance: 5,
-      });
-      await expect(client.query('ledger.balance', { account })).resolves.toEqual({ balance: 5 });
+      await expectLedgerRoundTrip(client, 'tls');
     } finally {
       await client.close();
     }

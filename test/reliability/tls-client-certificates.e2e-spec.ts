@@ -11,6 +11,7 @@ import {
   makeClientCertificate,
   makeServerCertificate,
 } from '../support/tls-certificates';
+import { expectLedgerRoundTrip } from '../support/ledger-round-trip';
 import { ADMIN_PASSWORD, accountName, requestBytes } from '../support/wire';
 
 /**
@@ -139,15 +140,7 @@ describe('given a service serving TLS on 127.0.0.1 with ONCE_TLS_CA set: client 
     const client = await connect(signedClient);
     expect(client.identity.userId).toBe(1);
     expect(client.identity.epoch).toBeGreaterThan(0);
-    const account = accountName('mtls');
-    await expect(client.command('ledger.open', { account })).resolves.toEqual({
-      account,
-      balance: 0,
-    });
-    await expect(client.command('ledger.deposit', { account, amount: 5 })).resolves.toEqual({
-      balance: 5,
-    });
-    await expect(client.query('ledger.balance', { account })).resolves.toEqual({ balance: 5 });
+    await expectLedgerRoundTrip(client, 'mtls');
     expect(client.identity).toMatchObject({ nextRequest: 3, watermark: 2 });
   });
 

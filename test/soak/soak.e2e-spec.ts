@@ -11,6 +11,35 @@ const SOAK_MAIN = join(ROOT, 'dist/soak/main.js');
  */
 const SOAK_BOUND_MS = 140_000;
 
+/** The soak's report of a run with `args`, once the run exited 0 and every check held. */
+async function passingSoak(args: readonly string[], out: string): Promise<SoakReportJson> {
+  const { exitCode, output } = await runNodeProgram(
+    SOAK_MAIN,
+    [...args, '--out', out],
+    SOAK_BOUND_MS,
+  );
+  // The output only matters when the exit code is wrong; it is then in the failure message.
+  expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
+  const report = JSON.parse(await readFile(out, 'utf8')) as SoakReportJson;
+  expect(report.checks).toMatchObject({
+    lost: 0,
+    doubled: 0,
+    conserved: true,
+    replayEqual: true,
+  });
+  expect(report.passed).toBe(true);
+  return report;
+}
+
+/** The parts of the soak's JSON report these tests read. */
+interface SoakReportJson {
+  passed: boolean;
+  checks: Record<string, unknown>;
+  chaos: { kills: number; cuts: number };
+  transfers: { acknowledged: number; inDoubt: number };
+  breakdown: { inDoubt: Record<string, number> };
+}
+
 describe('npm run soak -- --minutes 1 --clients 8', () => {
   let dir: string;
 
@@ -23,50 +52,19 @@ describe('npm run soak -- --minutes 1 --clients 8', () => {
   });
 
   it('given SIGKILLs, cuts and stalls during pipelined transfers, then nothing acknowledged is lost, nothing is applied twice, money is conserved and a full replay equals the live state', async () => {
-    const out = join(dir, 'soak.json');
-    const { exitCode, output } = await runNodeProgram(
-      SOAK_MAIN,
-      ['--minutes', '1', '--clients', '8', '--out', out],
-      SOAK_BOUND_MS,
-    );
-    // The output only matters when the exit code is wrong; it is then in the failure message.
-    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
-
-    const report = JSON.parse(await readFile(out, 'utf8'));
+    const report = await passingSoak(['--minutes', '1', '--clients', '8'], join(dir, 'soak.json'));
     expect(report.chaos.kills).toBeGreaterThanOrEqual(2);
     expect(report.chaos.cuts).toBeGreaterThanOrEqual(1);
     expect(report.transfers.acknowledged).toBeGreaterThan(0);
-    expect(report.checks).toMatchObject({
-      lost: 0,
-      doubled: 0,
-      conserved: true,
-      replayEqual: true,
-    });
-    expect(report.passed).toBe(true);
   }, 150_000);
 
   it('given a client table smaller than the clients, so that their sessions evict each other, then the transfers left in doubt are settled by reference and nothing is lost or applied twice', async () => {
-    const out = join(dir, 'soak-evictions.json');
-    const { exitCode, output } = await runNodeProgram(
-      SOAK_MAIN,
-      [
-        ...['--minutes', '0.2', '--clients', '4', '--clients-max', '3'],
-        ...['--probe-acknowledged', '2000', '--out', out],
-      ],
-      SOAK_BOUND_MS,
+    const report = await passingSoak(
+      ['--minutes', '0.2', '--clients', '4', '--clients-max', '3', '--probe-acknowledged', '2000'],
+      join(dir, 'soak-evictions.json'),
     );
-    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
-
-    const report = JSON.parse(await readFile(out, 'utf8'));
     // The in-doubt path ran: sessions were lost under commands in flight.
     expect(report.transfers.inDoubt).toBeGreaterThan(0);
     expect(Object.keys(report.breakdown.inDoubt)).toContain('OUTCOME_UNKNOWN(EVICTED)');
-    expect(report.checks).toMatchObject({
-      lost: 0,
-      doubled: 0,
-      conserved: true,
-      replayEqual: true,
-    });
-    expect(report.passed).toBe(true);
   }, 150_000);
 });
