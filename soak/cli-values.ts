@@ -1,9 +1,7 @@
 import { InvalidArgumentError } from 'commander';
-
 import { positiveInteger } from '../bench/cli-numbers';
 
-/** commander argument parsers for the soak's own flags; the plain numeric ones are the bench's. */
-export { positiveInteger, positiveNumber } from '../bench/cli-numbers';
+// commander argument parsers for the soak's own flags; the plain numeric ones are bench/cli-numbers.
 
 /** A positive integer, or `all` (Infinity). */
 export function countOrAll(value: string): number {

@@ -67,8 +67,9 @@ function runVerify(
 ): Promise<{ exitCode: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [build.main, '--verify'], {
+      // No ONCE_* setting of the calling shell reaches verify: main cleared them from process.env.
       env: {
-        ...inheritedEnvironment(),
+        ...process.env,
         ...build.env,
         ONCE_DATA_DIR: dataDir,
         ONCE_LOG_FORMAT: 'text',
@@ -83,11 +84,4 @@ function runVerify(
     child.once('error', reject);
     child.once('close', (exitCode) => resolve({ exitCode, output }));
   });
-}
-
-/** This process's environment without ONCE_* settings: verify reads only the data directory given. */
-function inheritedEnvironment(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('ONCE_')),
-  );
 }

@@ -1,13 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
-import {
-  type RangeMs,
-  countOrAll,
-  positiveInteger,
-  positiveNumber,
-  rangeMs,
-  seedValue,
-} from './cli-values';
+import { positiveInteger, positiveNumber } from '../bench/cli-numbers';
+import { type RangeMs, countOrAll, rangeMs, seedValue } from './cli-values';
 
 /** Everything that sizes one soak run. */
 export interface SoakOptions {

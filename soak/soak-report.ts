@@ -1,7 +1,7 @@
 import { type ChaosCounts } from './chaos';
 import { type ReplayCheck } from './replay-check';
 import { type SoakOptions } from './soak-options';
-import { type SoakVerdict } from './soak-verdict';
+import { type SoakChecks, type SoakVerdict } from './soak-verdict';
 import { type ClientEventCounts } from './transfer-client';
 import { type TransferRecord } from './transfer-record';
 
@@ -10,19 +10,7 @@ export interface SoakReport {
   readonly passed: boolean;
   readonly transfers: SoakVerdict['transfers'];
   readonly chaos: ChaosCounts;
-  readonly checks: {
-    readonly lost: number;
-    readonly doubled: number;
-    readonly phantom: number;
-    readonly inconclusive: number;
-    readonly conserved: boolean;
-    readonly initialTotal: number;
-    readonly finalTotal: number;
-    readonly reconciled: boolean;
-    readonly mismatchedAccounts: readonly string[];
-    readonly replayEqual: boolean;
-    readonly serviceStable: boolean;
-  };
+  readonly checks: SoakChecks;
   /** References probed at the end: every unacknowledged one, and `acknowledged` of `ofAcknowledged`. */
   readonly probed: {
     readonly references: number;

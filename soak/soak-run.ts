@@ -3,7 +3,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Operation } from '@once/protocol';
 import { OnceClient, type OnceClientOptions } from '@once/sdk';
 import { RawClient, ServiceProcess, TcpProxy, bodyJson } from '@once/testing';
 import { Chaos, type ChaosCounts } from './chaos';
@@ -32,7 +31,6 @@ const RECONNECT = { initialDelayMs: 20, maxDelayMs: 500 } as const;
 const PROBE_CLIENTS = 8;
 const PROBE_DEPTH = 8;
 const PROGRESS_EVERY_MS = 10_000;
-const PING_TIMEOUT_MS = 5_000;
 
 /**
  * One soak run, in a fresh run directory: the reference service (its build
@@ -144,23 +142,13 @@ async function soak(context: SoakContext): Promise<SoakReport> {
     unexpectedExits: chaos.unexpectedExits,
   });
   const endedMs = performance.now();
+  // The settings are the options but `out`, where this report goes.
+  const { out: _out, ...settings } = options;
   return {
     passed: verdict.passed,
     transfers: verdict.transfers,
     chaos,
-    checks: {
-      lost: verdict.lost,
-      doubled: verdict.doubled,
-      phantom: verdict.phantom,
-      inconclusive: verdict.inconclusive,
-      conserved: verdict.conserved,
-      initialTotal: verdict.initialTotal,
-      finalTotal: verdict.finalTotal,
-      reconciled: verdict.reconciled,
-      mismatchedAccounts: verdict.mismatchedAccounts,
-      replayEqual: verdict.replayEqual,
-      serviceStable: verdict.serviceStable,
-    },
+    checks: verdict.checks,
     probed: {
       references: selection.records.length,
       acknowledged: selection.acknowledgedProbed,
@@ -170,18 +158,7 @@ async function soak(context: SoakContext): Promise<SoakReport> {
     breakdown: outcomeBreakdown(records),
     clients: clientEvents(clients),
     examples: verdict.examples,
-    settings: {
-      durationMs: options.durationMs,
-      clients: options.clients,
-      accounts: options.accounts,
-      depth: options.depth,
-      clientsMax: options.clientsMax,
-      seed: options.seed,
-      killEveryMs: options.killEveryMs,
-      faultEveryMs: options.faultEveryMs,
-      probeAcknowledged: options.probeAcknowledged,
-      snapshotEveryOps: SNAPSHOT_EVERY_OPS,
-    },
+    settings: { ...settings, snapshotEveryOps: SNAPSHOT_EVERY_OPS },
     elapsedMs: {
       setup: Math.round(loadStartedMs - startedMs),
       load: Math.round(drainStartedMs - loadStartedMs),
@@ -254,8 +231,7 @@ async function loadUnderChaos(
 async function commitOp(port: number): Promise<number> {
   const client = await RawClient.connect(port);
   try {
-    const reply = await client.request({ operation: Operation.Ping }, undefined, PING_TIMEOUT_MS);
-    return (bodyJson(reply) as { commit: number }).commit;
+    return (bodyJson(await client.ping()) as { commit: number }).commit;
   } finally {
     client.destroy();
   }

@@ -30,9 +30,8 @@ export interface SoakEvidence {
   readonly unexpectedExits: number;
 }
 
-/** The checks of a run; `passed` only when every one holds. */
-export interface SoakVerdict {
-  readonly transfers: TransferCounts;
+/** The checks of a run (the report's `checks`). */
+export interface SoakChecks {
   /** Acknowledged (or answered ALREADY_APPLIED) transfers the ledger does not hold. */
   readonly lost: number;
   /** Transfers refused DUPLICATE_REFERENCE on their only attempt: applied twice. */
@@ -41,20 +40,26 @@ export interface SoakVerdict {
   readonly phantom: number;
   /** Transfers whose probe settled nothing. */
   readonly inconclusive: number;
-  readonly initialTotal: number;
-  readonly finalTotal: number;
   /** The sum of all balances is what was deposited: transfers move money, never create it. */
   readonly conserved: boolean;
+  readonly initialTotal: number;
+  readonly finalTotal: number;
+  readonly reconciled: boolean;
   /**
    * Accounts whose balance differs from the deposits plus exactly one application of
    * every transfer the ledger holds: any doubled, lost or partial application shows here.
    */
   readonly mismatchedAccounts: readonly string[];
-  readonly reconciled: boolean;
   /** See ReplayCheck.equal. */
   readonly replayEqual: boolean;
   /** The service never exited but by the soak's kills (a crash of its own is a failure too). */
   readonly serviceStable: boolean;
+}
+
+/** The verdict of a run; `passed` only when every check holds. */
+export interface SoakVerdict {
+  readonly transfers: TransferCounts;
+  readonly checks: SoakChecks;
   readonly passed: boolean;
   /** Up to EXAMPLES references per violation, to start an investigation from. */
   readonly examples: Readonly<Record<Violation, readonly string[]>>;
@@ -155,27 +160,25 @@ export function judge({
   const mismatchedAccounts = [...expected]
     .filter(([account, balance]) => finalBalances.get(account) !== balance)
     .map(([account, balance]) => `${account}: ${finalBalances.get(account)} ≠ ${balance}`);
-  const conserved = initialTotal === finalTotal;
-  const reconciled = violations.inconclusive === 0 && mismatchedAccounts.length === 0;
-  return {
-    transfers,
+  const checks: SoakChecks = {
     ...violations,
+    conserved: initialTotal === finalTotal,
     initialTotal,
     finalTotal,
-    conserved,
+    reconciled: violations.inconclusive === 0 && mismatchedAccounts.length === 0,
     mismatchedAccounts,
-    reconciled,
     replayEqual: replay.equal,
     serviceStable: unexpectedExits === 0,
+  };
+  return {
+    transfers,
+    checks,
     passed:
-      violations.lost === 0 &&
-      violations.doubled === 0 &&
-      violations.phantom === 0 &&
-      violations.inconclusive === 0 &&
-      conserved &&
-      reconciled &&
-      replay.equal &&
-      unexpectedExits === 0,
+      Object.values(violations).every((count) => count === 0) &&
+      checks.conserved &&
+      checks.reconciled &&
+      checks.replayEqual &&
+      checks.serviceStable,
     examples,
   };
 }

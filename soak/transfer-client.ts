@@ -42,7 +42,7 @@ export class TransferClient {
 
   private constructor(
     private readonly client: OnceClient,
-    readonly name: string,
+    private readonly name: string,
     private readonly accounts: readonly string[],
     private readonly random: SeededRandom,
     private readonly depth: number,

@@ -1,40 +1,21 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { decodeHeader, randomClientId } from '@once/protocol';
-import { RawClient, ServiceStartError, type ServiceProcess, outcomeOf } from '@once/testing';
-import { PipelinedDepositor } from '../support/pipelined-depositor';
-// The depositor resumes with sessions.ts's admin password, so its test starts the service from there.
 import {
-  commandOk,
-  queryResult,
-  registerOk,
-  startService as startCrashService,
-} from '../support/sessions';
-import { TestSession, accountName, nextFrames, startService } from '../support/wire';
+  RawClient,
+  ServiceStartError,
+  type ServiceProcess,
+  eventually,
+  outcomeOf,
+} from '@once/testing';
+import { PipelinedDepositor } from '../support/pipelined-depositor';
+import { commandOk, queryResult, registerOk } from '../support/sessions';
+import {
+  TestSession,
+  accountName,
+  nextFrames,
+  runServiceToExit,
+  startService,
+} from '../support/wire';
 import { opKey, readAll, withLevel } from './support/data-dir';
-
-const MAIN = join(__dirname, '../../dist/apps/server/src/main.js');
-
-/** Runs the built service with `args` on `dataDir` to completion (a maintenance command). */
-function runToExit(
-  dataDir: string,
-  args: readonly string[],
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, ONCE_DATA_DIR: dataDir, ONCE_PORT: '0', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 /** What the service logged since `mark` (an earlier `service.logs.length`). */
 function logsSince(service: ServiceProcess, mark: number): string {
@@ -124,7 +105,9 @@ describe.each([
     });
 
     it('when --truncate-corrupt-tail runs without --yes, then it changes nothing and says which ops it would drop', async () => {
-      const { code, output } = await runToExit(service.dataDir, ['--truncate-corrupt-tail']);
+      const { code, output } = await runServiceToExit({ ONCE_DATA_DIR: service.dataDir }, [
+        '--truncate-corrupt-tail',
+      ]);
       expect(code).toBe(1);
       expect(output).toMatch(new RegExp(`journal entry at op ${corruptOp} is corrupt`));
       expect(output).toContain(
@@ -139,7 +122,7 @@ describe.each([
     });
 
     it('when --truncate-corrupt-tail --yes runs, then it drops the tail from the corrupt op, says how many ops, and the journal ends just before it', async () => {
-      const { code, output } = await runToExit(service.dataDir, [
+      const { code, output } = await runServiceToExit({ ONCE_DATA_DIR: service.dataDir }, [
         '--truncate-corrupt-tail',
         '--yes',
       ]);
@@ -198,9 +181,10 @@ describe('given snapshots every 10 ops, then a snapshot with a bad checksum, the
     await session.command('ledger.open', { account });
     for (let round = 0; round < DEPOSITS / 8; round++) await deposit(session, account, 8);
     // At least two snapshots were written before the kill (the disk is read afterwards anyway).
-    await pollLogs(
-      service,
-      (logs) => (logs.match(/snapshot at op \d+ written/g)?.length ?? 0) >= 2,
+    await eventually(
+      () => (service.logs.match(/snapshot at op \d+ written/g)?.length ?? 0) >= 2,
+      'two "snapshot at op … written" lines in the logs',
+      10_000,
     );
     session.connection.destroy();
     await service.crash();
@@ -270,7 +254,9 @@ describe('given a healthy data directory left by a graceful stop', () => {
 
   it('when --verify runs, then it exits 0 and says the replay from op 1 equals the snapshot', async () => {
     const snapshotOp = /snapshot at op (\d+) written/.exec(service.logs)![1];
-    const { code, output } = await runToExit(service.dataDir, ['--verify']);
+    const { code, output } = await runServiceToExit({ ONCE_DATA_DIR: service.dataDir }, [
+      '--verify',
+    ]);
     expect(output).toMatch(
       new RegExp(
         `verify: \\d+ journal entries replayed from op 1, all intact; the replay at op ${snapshotOp} equals the snapshot taken there`,
@@ -303,7 +289,7 @@ describe('given ONCE_SNAPSHOT_EVERY=200 and a client keeping 8 deposits in fligh
   }> = [];
 
   beforeAll(async () => {
-    service = await startCrashService({ ONCE_SNAPSHOT_EVERY: '200' });
+    service = await startService({ ONCE_SNAPSHOT_EVERY: '200' });
     const setup = await RawClient.connect(service.port);
     const admin = (await registerOk(setup, randomClientId())).session;
     await commandOk(setup, admin, 1, 'ledger.open', { account });
@@ -409,12 +395,3 @@ describe('given ONCE_SNAPSHOT_EVERY=200 and a client keeping 8 deposits in fligh
     }
   });
 });
-
-/** Polls the service's logs until `accept` holds (no duration asserted; bounded only against hangs). */
-async function pollLogs(service: ServiceProcess, accept: (logs: string) => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    if (accept(service.logs)) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`the logs never showed what was awaited:\n${service.logs.slice(-2000)}`);
-}

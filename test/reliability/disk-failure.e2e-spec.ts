@@ -7,24 +7,24 @@ import { NestFactory } from '@nestjs/core';
 import { Admit, Command as OnceCommand, OnceRuntime } from '@once/framework';
 import { OnceServer } from '@once/gateway';
 import { EntryKind, type JournalEntry, JournalStore } from '@once/journal';
+import { type ClientId, Command, type Frame, Status, randomClientId } from '@once/protocol';
 import {
-  type ClientId,
-  Command,
-  type Frame,
-  Operation,
-  Status,
-  randomClientId,
-} from '@once/protocol';
-import { RawClient, RawClientTimeoutError, bodyJson, outcomeOf, eventually } from '@once/testing';
+  type RawClient,
+  RawClientTimeoutError,
+  bodyJson,
+  outcomeOf,
+  eventually,
+} from '@once/testing';
 import { AppModule, adminGenesis } from '../../apps/server/src/app.module';
 import { Gate } from '../nest/support/gate';
 import {
   ADMIN_PASSWORD,
+  Connections,
   TestSession,
   accountName,
   expectAnswerTo,
   nextFrames,
-  requestBytes,
+  registerBytes,
 } from '../support/wire';
 import { CapturedLog } from './support/captured-log';
 
@@ -139,7 +139,7 @@ describe('given an in-process node whose journal write fails while a group of re
   let root: string;
   let dataDir: string;
   let node: Node | undefined;
-  const connections: RawClient[] = [];
+  const connections = new Connections(() => node!.port);
   let session: TestSession;
   let account: string;
   /** The in-flight deposits (requests 3, 4, 5) as sent. */
@@ -156,17 +156,11 @@ describe('given an in-process node whose journal write fails while a group of re
   let admittingRequest: Buffer;
   let admittingAnswers: Frame[];
 
-  async function connect(port: number): Promise<RawClient> {
-    const connection = await RawClient.connect(port);
-    connections.push(connection);
-    return connection;
-  }
-
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'once-disk-failure-'));
     dataDir = join(root, 'data');
     node = await startNode(dataDir);
-    session = await TestSession.open(await connect(node.port));
+    session = await TestSession.open(await connections.connect());
     account = accountName('disk');
     const opened = await session.command('ledger.open', { account });
     expect(outcomeOf(opened.reply)).toMatchObject({ ok: true });
@@ -174,7 +168,7 @@ describe('given an in-process node whose journal write fails while a group of re
     expect(outcomeOf(deposited.reply)).toEqual({ ok: true, result: { balance: 1 } });
 
     // A command of another session, admitted and held in its admission step.
-    admitting = await TestSession.open(await connect(node.port));
+    admitting = await TestSession.open(await connections.connect());
     admissions.close();
     admittingRequest = admitting.commandBytes('probe.slow', { text: 'held' });
     admitting.next++;
@@ -189,11 +183,8 @@ describe('given an in-process node whose journal write fails while a group of re
     session.next = 6;
     session.connection.write(Buffer.concat(inFlight));
     registerClient = randomClientId();
-    registerConnection = await connect(node.port);
-    registerInFlight = requestBytes(
-      { operation: Operation.Register, client: registerClient },
-      JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-    );
+    registerConnection = await connections.connect();
+    registerInFlight = registerBytes({ client: registerClient });
     registerConnection.write(registerInFlight);
     const journal = node.runtime.journal;
     await eventually(
@@ -220,7 +211,7 @@ describe('given an in-process node whose journal write fails while a group of re
   afterAll(async () => {
     writes.open();
     admissions.open();
-    for (const connection of connections) connection.destroy();
+    connections.destroyAll();
     await node?.app.close().catch(() => undefined);
     if (root) await rm(root, { recursive: true, force: true });
   });
@@ -255,15 +246,12 @@ describe('given an in-process node whose journal write fails while a group of re
   });
 
   it('when clients go on after the failure, then PING says ready:false and REGISTER, COMMAND and a resend of an in-flight request all get NOT_READY', async () => {
-    const fresh = await connect(node!.port);
+    const fresh = await connections.connect();
     const ping = await fresh.ping();
     expect(ping.header).toMatchObject({ command: Command.Reply, status: Status.Ok });
     expect(bodyJson(ping)).toMatchObject({ version: 1, ready: false });
 
-    const register = requestBytes(
-      { operation: Operation.Register, client: randomClientId() },
-      JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-    );
+    const register = registerBytes();
     fresh.write(register);
     expectAnswerTo(await fresh.next(), register, {
       command: Command.Reply,
@@ -280,7 +268,7 @@ describe('given an in-process node whose journal write fails while a group of re
     });
 
     // The same frame again, on a connection that rebinds with the token.
-    const retryConnection = await connect(node!.port);
+    const retryConnection = await connections.connect();
     retryConnection.write(inFlight[0]);
     expectAnswerTo(await retryConnection.next(), inFlight[0], {
       command: Command.Reply,
@@ -321,13 +309,12 @@ describe('given an in-process node whose journal write fails while a group of re
 
   it('when a fresh node serves the same directory, then the session resumes at watermark 2, the NOT_READY deposits are not applied, and resending them applies each exactly once', async () => {
     node = await startNode(dataDir);
-    const connection = await connect(node.port);
+    const connection = await connections.connect();
     const resumed = await TestSession.open(connection, { client: session.client });
     expect(resumed.registration.watermark).toBe(2);
-    const balanceBefore = await connection.request(
-      { operation: Operation.Query, client: session.client, session: resumed.epoch },
-      JSON.stringify({ pattern: 'ledger.balance', data: { account } }),
-    );
+    const balanceBefore = await connection.query(session.client, resumed.epoch, 'ledger.balance', {
+      account,
+    });
     expect(outcomeOf(balanceBefore)).toEqual({ ok: true, result: { balance: 1 } });
 
     // Resent under the new epoch with their original numbers and bodies.
@@ -351,15 +338,14 @@ describe('given an in-process node whose journal write fails while a group of re
     // A second resend is a duplicate: the cached reply, byte for byte, nothing applied.
     connection.write(resent[0]);
     expect((await connection.next()).raw.equals(replies[0].raw)).toBe(true);
-    const balanceAfter = await connection.request(
-      { operation: Operation.Query, client: session.client, session: resumed.epoch },
-      JSON.stringify({ pattern: 'ledger.balance', data: { account } }),
-    );
+    const balanceAfter = await connection.query(session.client, resumed.epoch, 'ledger.balance', {
+      account,
+    });
     expect(outcomeOf(balanceAfter)).toEqual({ ok: true, result: { balance: 4 } });
 
     // The REGISTER that got NOT_READY succeeds when sent again.
     registerConnection.destroy();
-    const again = await connect(node.port);
+    const again = await connections.connect();
     again.write(registerInFlight);
     const registered = await again.next();
     expectAnswerTo(registered, registerInFlight, {

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,12 +17,11 @@ import {
   randomClientId,
 } from '@once/protocol';
 import { ConnectError, OnceClient } from '@once/sdk';
-import { RawClient, type ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
+import { RawClient, ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
 import { expectLedgerRoundTrip } from '../support/ledger-round-trip';
 import { makeServerCertificate } from '../support/tls-certificates';
 import {
   ADMIN_PASSWORD,
-  Connections,
   TestSession,
   accountName,
   closedWithin,
@@ -32,9 +30,10 @@ import {
   nextFrames,
   onlyFrameThenClosed,
   pingCommit,
+  registerBytes,
   requestBytes,
   reseal,
-  startService,
+  serviceForSuite,
 } from '../support/wire';
 import { readAll } from './support/data-dir';
 import { decodeAll, runFuzzConnection } from './support/fuzz-connection';
@@ -60,11 +59,7 @@ const BASES: ReadonlyArray<{
   { answer: Status.Ok, build: () => requestBytes({ operation: Operation.Ping }) },
   {
     answer: Status.Unauthenticated,
-    build: (client, salt) =>
-      requestBytes(
-        { operation: Operation.Register, client },
-        JSON.stringify({ username: 'admin', password: `not-the-password-${salt}` }),
-      ),
+    build: (client, salt) => registerBytes({ client, password: `not-the-password-${salt}` }),
   },
   {
     answer: Status.NotBound,
@@ -302,27 +297,20 @@ function violation(
 }
 
 describe('given a node and a well-behaved client connected the whole time, under concurrent hostile connections', () => {
-  let service: ServiceProcess;
-  let connections: Connections;
+  const suite = serviceForSuite({
+    ONCE_PARTIAL_FRAME_TIMEOUT: '200ms',
+    ONCE_MAX_FRAME: '65536',
+    // The failed-REGISTER limits are tested on their own below; here they would only cut streams.
+    ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000000',
+    ONCE_REGISTER_FAILURES_PER_MINUTE: '1000000',
+  });
   let witness: TestSession;
   const account = accountName('witness');
   let balance = 0;
 
   beforeAll(async () => {
-    service = await startService({
-      ONCE_PARTIAL_FRAME_TIMEOUT: '200ms',
-      ONCE_MAX_FRAME: '65536',
-      // The failed-REGISTER limits are tested on their own below; here they would only cut streams.
-      ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000000',
-      ONCE_REGISTER_FAILURES_PER_MINUTE: '1000000',
-    });
-    connections = new Connections(() => service.port);
-    witness = await TestSession.open(await connections.connect());
+    witness = await TestSession.open(await suite.connections.connect());
     await witness.command('ledger.open', { account });
-  });
-  afterAll(async () => {
-    connections?.destroyAll();
-    await service?.cleanup();
   });
 
   /** One deposit and one PING of the witness, each answered exactly as PROTOCOL.md says. */
@@ -360,14 +348,14 @@ describe('given a node and a well-behaved client connected the whole time, under
           async (hostile) => {
             const transcripts = await Promise.all(
               hostile.map(({ chunks, delays }) =>
-                runFuzzConnection(service.port, chunks, delays, 700),
+                runFuzzConnection(suite.service.port, chunks, delays, 700),
               ),
             );
             transcripts.forEach(({ received, closedByNode }, index) => {
               const problem = violation(received, closedByNode, hostile[index].expected);
               if (problem) throw new Error(`connection ${index}: ${problem}`);
             });
-            expect(service.running).toBe(true);
+            expect(suite.service.running).toBe(true);
           },
         ),
         { numRuns: 12, endOnFailure: true },
@@ -382,7 +370,7 @@ describe('given a node and a well-behaved client connected the whole time, under
         : new Error(`the witness failed: ${JSON.stringify(witnessFailure)}`);
     }
     expect(witnessRounds).toBeGreaterThan(0);
-    expect(service.running).toBe(true);
+    expect(suite.service.running).toBe(true);
     await witnessRound();
   });
 });
@@ -390,19 +378,9 @@ describe('given a node and a well-behaved client connected the whole time, under
 // ------------------------------------------------------- slow and idle peers
 
 describe('given ONCE_PARTIAL_FRAME_TIMEOUT=300ms and ONCE_IDLE_TIMEOUT=300ms', () => {
-  let service: ServiceProcess;
-  let connections: Connections;
-
-  beforeAll(async () => {
-    service = await startService({
-      ONCE_PARTIAL_FRAME_TIMEOUT: '300ms',
-      ONCE_IDLE_TIMEOUT: '300ms',
-    });
-    connections = new Connections(() => service.port);
-  });
-  afterAll(async () => {
-    connections?.destroyAll();
-    await service?.cleanup();
+  const { connections } = serviceForSuite({
+    ONCE_PARTIAL_FRAME_TIMEOUT: '300ms',
+    ONCE_IDLE_TIMEOUT: '300ms',
   });
 
   it.each([
@@ -483,17 +461,7 @@ describe('given ONCE_PARTIAL_FRAME_TIMEOUT=300ms and ONCE_IDLE_TIMEOUT=300ms', (
 // ------------------------------------------------------------------ limits
 
 describe('given ONCE_MAX_CONNECTIONS=3', () => {
-  let service: ServiceProcess;
-  let connections: Connections;
-
-  beforeAll(async () => {
-    service = await startService({ ONCE_MAX_CONNECTIONS: '3' });
-    connections = new Connections(() => service.port);
-  });
-  afterAll(async () => {
-    connections?.destroyAll();
-    await service?.cleanup();
-  });
+  const { connections } = serviceForSuite({ ONCE_MAX_CONNECTIONS: '3' });
 
   /** A connection the node serves (PING answered); retried while the start-up probe's slot frees. */
   async function servedConnection(): Promise<RawClient> {
@@ -537,17 +505,7 @@ describe('given ONCE_MAX_CONNECTIONS=3', () => {
 });
 
 describe('given ONCE_RING=2 (at most 2 requests of a session in flight)', () => {
-  let service: ServiceProcess;
-  let connections: Connections;
-
-  beforeAll(async () => {
-    service = await startService({ ONCE_RING: '2' });
-    connections = new Connections(() => service.port);
-  });
-  afterAll(async () => {
-    connections?.destroyAll();
-    await service?.cleanup();
-  });
+  const { connections } = serviceForSuite({ ONCE_RING: '2' });
 
   it('when a client pipelines 10 commands without reading, then the node slows it instead of refusing: all 10 are answered OK, in order, each applied once, and nothing is answered busy', async () => {
     const connection = await connections.connect();
@@ -581,34 +539,16 @@ describe('given ONCE_RING=2 (at most 2 requests of a session in flight)', () => 
 
 // ------------------------------------------------------------- credentials
 
-/** A REGISTER of `client` as admin with `password`, as bytes. */
-function registerBytes(password: string, client: ClientId = randomClientId()): Buffer {
-  return requestBytes(
-    { operation: Operation.Register, client },
-    JSON.stringify({ username: 'admin', password }),
-  );
-}
-
 describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION=3', () => {
-  let service: ServiceProcess;
-  let connections: Connections;
-
-  beforeAll(async () => {
-    service = await startService({
-      ONCE_REGISTER_FAILURES_PER_CONNECTION: '3',
-      ONCE_REGISTER_FAILURES_PER_MINUTE: '1000',
-    });
-    connections = new Connections(() => service.port);
-  });
-  afterAll(async () => {
-    connections?.destroyAll();
-    await service?.cleanup();
+  const { connections } = serviceForSuite({
+    ONCE_REGISTER_FAILURES_PER_CONNECTION: '3',
+    ONCE_REGISTER_FAILURES_PER_MINUTE: '1000',
   });
 
   it('when a connection fails REGISTER three times, then the first two are answered UNAUTHENTICATED and it stays open, and the third is answered UNAUTHENTICATED and the node closes it', async () => {
     const connection = await connections.connect();
     for (let failure = 1; failure <= 2; failure++) {
-      const request = registerBytes(`guess-${failure}`);
+      const request = registerBytes({ password: `guess-${failure}` });
       connection.write(request);
       expectAnswerTo(await connection.next(), request, {
         command: Command.Reply,
@@ -618,7 +558,7 @@ describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION=3', () => {
     }
     expect(bodyJson(await connection.ping())).toMatchObject({ ready: true });
 
-    const third = registerBytes('guess-3');
+    const third = registerBytes({ password: 'guess-3' });
     connection.write(third);
     const answer = await onlyFrameThenClosed(connection);
     expectAnswerTo(answer, third, {
@@ -635,19 +575,9 @@ describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION=3', () => {
 });
 
 describe('given ONCE_REGISTER_FAILURES_PER_MINUTE=5', () => {
-  let service: ServiceProcess;
-  let connections: Connections;
-
-  beforeAll(async () => {
-    service = await startService({
-      ONCE_REGISTER_FAILURES_PER_MINUTE: '5',
-      ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000',
-    });
-    connections = new Connections(() => service.port);
-  });
-  afterAll(async () => {
-    connections?.destroyAll();
-    await service?.cleanup();
+  const { connections } = serviceForSuite({
+    ONCE_REGISTER_FAILURES_PER_MINUTE: '5',
+    ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000',
   });
 
   it('when 5 REGISTERs from 127.0.0.1 fail (on two connections), then even the right password gets UNAUTHENTICATED on a new connection, with a message saying to wait, and nothing is journaled', async () => {
@@ -659,14 +589,14 @@ describe('given ONCE_REGISTER_FAILURES_PER_MINUTE=5', () => {
     const second = await connections.connect();
     for (let failure = 1; failure <= 5; failure++) {
       const connection = failure <= 3 ? first : second;
-      const request = registerBytes(`guess-${failure}`);
+      const request = registerBytes({ password: `guess-${failure}` });
       connection.write(request);
       expect((await connection.next()).header.status).toBe(Status.Unauthenticated);
     }
 
     const fresh = await connections.connect();
     const commit = await pingCommit(fresh);
-    const right = registerBytes(ADMIN_PASSWORD);
+    const right = registerBytes({ password: ADMIN_PASSWORD });
     fresh.write(right);
     const refused = await fresh.next();
     expectAnswerTo(refused, right, {
@@ -684,8 +614,8 @@ describe('given ONCE_REGISTER_FAILURES_PER_MINUTE=5', () => {
 });
 
 describe('given a run that registered, created a user, changed a password, resumed with a token and failed logins (ONCE_LOG_LEVEL=verbose)', () => {
-  let service: ServiceProcess;
-  let connections: Connections;
+  const suite = serviceForSuite({ ONCE_LOG_LEVEL: 'verbose' });
+  const { connections } = suite;
   const CAROL_PASSWORD = 'carol-first-Secret-7f3a9';
   const CAROL_NEW_PASSWORD = 'carol-second-Secret-41c0e';
   const WRONG_PASSWORD = 'wrong-guess-Secret-9b27d';
@@ -693,8 +623,6 @@ describe('given a run that registered, created a user, changed a password, resum
   let stopCode: number | null;
 
   beforeAll(async () => {
-    service = await startService({ ONCE_LOG_LEVEL: 'verbose' });
-    connections = new Connections(() => service.port);
     const admin = await TestSession.open(await connections.connect());
     tokens.push(admin.token);
     const created = await admin.command('users.create', {
@@ -731,10 +659,7 @@ describe('given a run that registered, created a user, changed a password, resum
       ['carol', CAROL_PASSWORD],
       ['admin', WRONG_PASSWORD],
     ]) {
-      const answer = await failing.request(
-        { operation: Operation.Register, client: randomClientId() },
-        JSON.stringify({ username, password }),
-      );
+      const answer = await failing.register(randomClientId(), username, password);
       expect(answer.header.status).toBe(Status.Unauthenticated);
     }
     const again = await TestSession.open(await connections.connect(), {
@@ -744,17 +669,16 @@ describe('given a run that registered, created a user, changed a password, resum
     });
     tokens.push(again.token);
     connections.destroyAll();
-    stopCode = await service.stop();
+    stopCode = await suite.service.stop();
   });
-  afterAll(() => service?.cleanup());
 
   it('when the data directory is inspected, then the node secret is mode 0600 and the directory 0700', () => {
-    expect(statSync(join(service.dataDir, 'node-secret')).mode & 0o777).toBe(0o600);
-    expect(statSync(service.dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(suite.service.dataDir, 'node-secret')).mode & 0o777).toBe(0o600);
+    expect(statSync(suite.service.dataDir).mode & 0o777).toBe(0o700);
   });
 
   it('when the journal is read, then no REGISTER entry keeps the checksum of its body (which holds the password), and no such checksum appears anywhere in it', async () => {
-    const { journal } = await readAll(service.dataDir);
+    const { journal } = await readAll(suite.service.dataDir);
     const registers = journal
       .map(({ op, value }) => decodeEntry(value, op))
       .filter((entry) => entry.kind === EntryKind.Register);
@@ -777,7 +701,7 @@ describe('given a run that registered, created a user, changed a password, resum
 
   it('when the whole log is searched, then no password, resume token, node secret, salt or hash appears in it', async () => {
     expect(stopCode).toBe(0);
-    const logs = service.logs;
+    const logs = suite.service.logs;
     // The events did happen and were logged.
     expect(logs).toMatch(/resumed client [0-9a-f]{32} epoch \d+ with its token/);
     expect(logs).toMatch(/REGISTER of client [0-9a-f]{32} refused: bad credentials/);
@@ -789,11 +713,11 @@ describe('given a run that registered, created a user, changed a password, resum
       ['a wrong password', WRONG_PASSWORD],
     ]);
     tokens.forEach((token, index) => secrets.set(`resume token ${index}`, token.toString('hex')));
-    const nodeSecret = readFileSync(join(service.dataDir, 'node-secret'));
+    const nodeSecret = readFileSync(join(suite.service.dataDir, 'node-secret'));
     secrets.set('the node secret', nodeSecret.toString('hex'));
     secrets.set('the node secret (base64)', nodeSecret.toString('base64'));
     // Salts and hashes, as the journal keeps them (read with the node stopped).
-    const { journal } = await readAll(service.dataDir);
+    const { journal } = await readAll(suite.service.dataDir);
     for (const { op, value } of journal) {
       const entry = decodeEntry(value, op);
       if (entry.kind !== EntryKind.Command || entry.body[0] !== 0x7b) continue;
@@ -823,67 +747,24 @@ describe('given a run that registered, created a user, changed a password, resum
 
 // --------------------------------------------------------------------- TLS
 
-interface TlsService {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly logs: () => string;
-}
-
-/** The built service with ONCE_TLS_KEY/ONCE_TLS_CERT; resolves once it logged "ready". */
-function startTlsService(dir: string, key: string, cert: string): Promise<TlsService> {
-  const child = spawn(process.execPath, [join(__dirname, '../../dist/apps/server/src/main.js')], {
-    env: {
-      ...process.env,
-      ONCE_DATA_DIR: join(dir, 'data'),
-      ONCE_PORT: '0',
-      ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      ONCE_TLS_KEY: key,
-      ONCE_TLS_CERT: cert,
-      ONCE_LOG_FORMAT: 'text',
-      NO_COLOR: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the TLS service did not become ready:\n${output}`));
-    }, 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const listening = /listening on [0-9a-fA-F.:]+:(\d+) \(TLS\)/.exec(output);
-      if (listening && /ready at op \d+/.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(listening[1]), logs: () => output });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the TLS service exited (${code}):\n${output}`));
-    });
-  });
-}
-
 describe('given a service serving TLS with a self-signed certificate for localhost', () => {
   let dir: string;
   let certificate: Buffer;
-  let service: TlsService | undefined;
+  let service: ServiceProcess | undefined;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'once-tls-'));
     const { keyFile, certFile, cert } = makeServerCertificate(dir, { host: 'localhost' });
     certificate = cert;
-    service = await startTlsService(dir, keyFile, certFile);
+    service = await ServiceProcess.start({
+      env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD, ONCE_TLS_KEY: keyFile, ONCE_TLS_CERT: certFile },
+      // The readiness probe (PING) speaks TLS too.
+      tls: { ca: certificate, servername: 'localhost' },
+    });
   });
   afterAll(async () => {
-    if (service && service.child.exitCode === null) {
-      const exited = new Promise((resolve) => service!.child.once('exit', resolve));
-      service.child.kill('SIGTERM');
-      await exited;
-    }
+    await service?.stop();
+    await service?.cleanup();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -922,7 +803,7 @@ describe('given a service serving TLS with a self-signed certificate for localho
         connectTimeoutMs: 5000,
       }),
     ).rejects.toBeInstanceOf(ConnectError);
-    expect(service!.child.exitCode).toBeNull();
+    expect(service!.running).toBe(true);
 
     const trusting = await OnceClient.connect({
       port: service!.port,

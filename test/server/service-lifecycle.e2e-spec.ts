@@ -1,30 +1,6 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Operation, Status, randomClientId } from '@once/protocol';
 import { RawClient, ServiceProcess, outcomeOf, registrationOf } from '@once/testing';
-
-const MAIN = join(__dirname, '../../dist/apps/server/src/main.js');
-
-/** Runs the built service to completion; resolves with its exit code and output. */
-function runToExit(
-  env: Record<string, string>,
-  args: string[] = [],
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, ONCE_PORT: '0', NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+import { runServiceToExit } from '../support/wire';
 
 describe('given the reference service', () => {
   let service: ServiceProcess;
@@ -34,7 +10,7 @@ describe('given the reference service', () => {
   afterAll(() => service.cleanup());
 
   it('when a second process opens the same data directory, then it exits 1 saying the directory is in use', async () => {
-    const { code, output } = await runToExit({ ONCE_DATA_DIR: service.dataDir });
+    const { code, output } = await runServiceToExit({ ONCE_DATA_DIR: service.dataDir });
     expect(code).toBe(1);
     expect(output).toMatch(/data directory .* is in use/);
     expect(output).not.toMatch(/\n\s+at /); // no stack trace
@@ -91,7 +67,7 @@ describe('given the reference service', () => {
 
 describe('given invalid settings', () => {
   it('when the service starts, then it exits 2 with a message naming the setting', async () => {
-    const { code, output } = await runToExit({
+    const { code, output } = await runServiceToExit({
       ONCE_RING: '0',
       ONCE_DATA_DIR: '/nonexistent/never-created',
     });

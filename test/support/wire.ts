@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import {
   type ClientId,
   Command,
@@ -39,6 +41,41 @@ export function startService(env: Readonly<Record<string, string>> = {}): Promis
   return ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env } });
 }
 
+/** How a run of the built service to completion ended, with everything it printed. */
+export interface ServiceRun {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/**
+ * Runs the built reference service with `env` (ONCE_PORT 0 unless given) and
+ * `args` to completion, as for a maintenance command (`--verify`) or a start
+ * that must be refused; SIGKILLed after 20 s so that a hang fails instead.
+ */
+export function runServiceToExit(
+  env: Readonly<Record<string, string>>,
+  args: readonly string[] = [],
+): Promise<ServiceRun> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [join(__dirname, '../../dist/apps/server/src/main.js'), ...args],
+      {
+        env: { ...process.env, ONCE_PORT: '0', NO_COLOR: '1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
 /** Connections opened by a test file, destroyed together at its end. */
 export class Connections {
   private readonly open: RawClient[] = [];
@@ -56,9 +93,57 @@ export class Connections {
   }
 }
 
+/** The reference service of a describe block, and the connections its tests open. */
+export interface SuiteService {
+  /** The running service; started in the block's `beforeAll`, so read it in hooks and tests only. */
+  readonly service: ServiceProcess;
+  readonly connections: Connections;
+}
+
+/**
+ * Registers in the calling describe block a `beforeAll` that starts the
+ * reference service with `env` and an `afterAll` that destroys every
+ * connection opened through `connections`, then removes the service.
+ */
+export function serviceForSuite(env: Readonly<Record<string, string>> = {}): SuiteService {
+  let service: ServiceProcess | undefined;
+  const running = (): ServiceProcess => {
+    if (!service)
+      throw new Error('the suite service is not started yet (read it in a hook or test)');
+    return service;
+  };
+  const connections = new Connections(() => running().port);
+  beforeAll(async () => {
+    service = await startService(env);
+  });
+  afterAll(async () => {
+    connections.destroyAll();
+    await service?.cleanup();
+  });
+  return {
+    get service() {
+      return running();
+    },
+    connections,
+  };
+}
+
 /** The bytes of a request frame (`command` REQUEST unless given). */
 export function requestBytes(fields: RequestFields, body?: Uint8Array | string): Buffer {
   return encodeFrame({ command: Command.Request, ...fields }, body);
+}
+
+/** The bytes of a REGISTER of `client` (default a fresh one), as admin with the admin password unless given. */
+export function registerBytes(
+  options: { client?: ClientId; username?: string; password?: string } = {},
+): Buffer {
+  return requestBytes(
+    { operation: Operation.Register, client: options.client ?? randomClientId() },
+    JSON.stringify({
+      username: options.username ?? 'admin',
+      password: options.password ?? ADMIN_PASSWORD,
+    }),
+  );
 }
 
 /** A COMMAND body as PROTOCOL.md asks: `{"pattern": s, "data": any}`. */

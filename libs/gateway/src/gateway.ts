@@ -422,49 +422,37 @@ export class Gateway implements ConnectionHost, SessionGate {
     // Admission is asynchronous: the room stays reserved until the entry is appended.
     this.reservedEntries++;
     try {
-      await this.admitAndSubmit(connection, frame, request, binding, checksum);
+      this.flights.admit(client, session, number, request.operation, checksum, connection);
+      await this.flights.serialize(client, async () => {
+        const body =
+          request.operation === Operation.Command
+            ? await this.admitCommand(connection, frame, request, binding)
+            : Buffer.alloc(0);
+        const kind = request.operation === Operation.Command ? EntryKind.Command : EntryKind.Logout;
+        this.submit(
+          connection,
+          frame,
+          {
+            kind,
+            client,
+            session,
+            request: number,
+            userId: binding.userId,
+            requestChecksum: checksum,
+            body,
+          },
+          (outcome) => this.afterReplicated(connection, outcome),
+          () => {
+            const owed = this.flights.inFlight(client, session, number) !== undefined;
+            this.flights.settle(client, session, number);
+            return owed;
+          },
+        );
+      });
     } finally {
       this.reservedEntries--;
       this.wakeJournalWaiters();
     }
-  }
-
-  /** Admits an accepted COMMAND or LOGOUT (in the session's order) and journals it. */
-  private async admitAndSubmit(
-    connection: GatewayConnection,
-    frame: Frame,
-    request: Replicated,
-    binding: SessionBinding,
-    checksum: Buffer,
-  ): Promise<void> {
-    const { client, session, request: number } = frame.header;
-    this.flights.admit(client, session, number, request.operation, checksum, connection);
-    await this.flights.serialize(client, async () => {
-      const body =
-        request.operation === Operation.Command
-          ? await this.admitCommand(connection, frame, request, binding)
-          : Buffer.alloc(0);
-      const kind = request.operation === Operation.Command ? EntryKind.Command : EntryKind.Logout;
-      this.submit(
-        connection,
-        frame,
-        {
-          kind,
-          client,
-          session,
-          request: number,
-          userId: binding.userId,
-          requestChecksum: checksum,
-          body,
-        },
-        (outcome) => this.afterReplicated(connection, outcome),
-        () => {
-          const owed = this.flights.inFlight(client, session, number) !== undefined;
-          this.flights.settle(client, session, number);
-          return owed;
-        },
-      );
-    });
   }
 
   /**

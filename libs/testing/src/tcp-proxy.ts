@@ -15,7 +15,7 @@ export type Direction = 'toServer' | 'toClient';
 export type FlowMode = 'forward' | 'hold';
 
 class ProxiedConnection {
-  readonly held: Record<Direction, Buffer[]> = { toServer: [], toClient: [] };
+  private readonly held: Record<Direction, Buffer[]> = { toServer: [], toClient: [] };
   private upstreamReady = false;
   closed = false;
 
@@ -58,13 +58,18 @@ class ProxiedConnection {
   destroy(reset = false): void {
     if (this.closed) return;
     this.closed = true;
-    this.held.toServer = [];
-    this.held.toClient = [];
+    this.dropHeld();
     for (const socket of [this.client, this.upstream]) {
       if (reset && !socket.writableEnded) socket.resetAndDestroy();
       else socket.destroy();
     }
     this.proxy.forget(this);
+  }
+
+  /** Discards what waits in both directions. */
+  dropHeld(): void {
+    this.held.toServer = [];
+    this.held.toClient = [];
   }
 
   private receive(direction: Direction, chunk: Buffer): void {
@@ -88,7 +93,7 @@ class ProxiedConnection {
  * It never changes, reorders or invents bytes: what it forwards is what was sent.
  */
 export class TcpProxy {
-  /** While false, new connections are accepted and reset at once. */
+  /** While false, new connections are accepted and closed at once. */
   accepting = true;
   private readonly modes: Record<Direction, FlowMode> = {
     toServer: 'forward',
@@ -167,10 +172,7 @@ export class TcpProxy {
 
   /** Discards every held byte (they were lost in the network). */
   dropHeld(): void {
-    for (const connection of this.connections) {
-      connection.held.toServer = [];
-      connection.held.toClient = [];
-    }
+    for (const connection of this.connections) connection.dropHeld();
   }
 
   async close(): Promise<void> {
