@@ -241,6 +241,18 @@ describe('table snapshot', () => {
           entries: [entry({ client: id(1) }), entry({ client: id(1), latestCommitOp: 2 })],
         },
       ],
+      [
+        'a duplicate client id with another entry between its two',
+        {
+          capacity: 3,
+          ring: 1,
+          entries: [
+            entry({ client: id(1) }),
+            entry({ client: id(2), latestCommitOp: 2, epoch: 2 }),
+            entry({ client: id(1), latestCommitOp: 3 }),
+          ],
+        },
+      ],
       ['epoch 0', { capacity: 1, ring: 1, entries: [entry({ client: id(1), epoch: 0 })] }],
       [
         'latestCommitOp below epoch',

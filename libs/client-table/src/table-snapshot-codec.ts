@@ -225,11 +225,17 @@ function decode(bytes: Uint8Array): TableSnapshot {
   for (let index = 0; index < count; index++) entries.push(decodeEntry(reader, ring));
   if (reader.remaining !== 0) invalid(`${reader.remaining} trailing bytes after the entries`);
 
+  // Duplicates are looked for across all entries: sorted by op, two entries of one
+  // client need not be neighbours.
+  const clients = new Set<ClientId>();
+  for (const entry of entries) {
+    if (clients.has(entry.client)) invalid(`duplicate client ${entry.client}`);
+    clients.add(entry.client);
+  }
   entries.sort(compareEvictionOrder);
   for (let index = 1; index < entries.length; index++) {
     const previous = entries[index - 1];
     const entry = entries[index];
-    if (previous.client === entry.client) invalid(`duplicate client ${entry.client}`);
     if (previous.latestCommitTimestamp > entry.latestCommitTimestamp) {
       invalid(`client ${entry.client}: timestamps decrease in op order`);
     }
