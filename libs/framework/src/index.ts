@@ -35,3 +35,13 @@ export {
   type ModuleState,
   SYSTEM_USER_ID,
 } from '@once/engine';
+export { EpochAheadException } from './session/exceptions/epoch-ahead.exception';
+export { GatewayException } from './session/exceptions/gateway.exception';
+export { InvalidRequestException } from './session/exceptions/invalid-request.exception';
+export { NotBoundException } from './session/exceptions/not-bound.exception';
+export { SessionEvictedException } from './session/exceptions/session-evicted.exception';
+export { EpochFenceGuard } from './session/guards/epoch-fence.guard';
+export { ResumeGuard } from './session/guards/resume.guard';
+export { type ConnectionView, OnceRpcContext } from './session/once-rpc-context';
+export { type SessionBinding } from './session/session-binding';
+export { type SessionGate } from './session/session-gate';

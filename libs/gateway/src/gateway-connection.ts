@@ -1,7 +1,7 @@
 import { type Socket } from 'node:net';
 import { type Frame, FrameDecoder } from '@once/protocol';
-import { type ConnectionView } from './once-rpc-context';
-import { type SessionBinding } from './session-binding';
+import { type ConnectionView } from '@once/framework';
+import { type SessionBinding } from '@once/framework';
 
 /** What a connection needs from the gateway that owns it. */
 export interface ConnectionHost {

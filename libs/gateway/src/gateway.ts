@@ -31,21 +31,21 @@ import {
   verifyResumeToken,
   withRequestChecksum,
 } from '@once/protocol';
-import { EpochAheadException } from './exceptions/epoch-ahead.exception';
-import { GatewayException } from './exceptions/gateway.exception';
-import { InvalidRequestException } from './exceptions/invalid-request.exception';
-import { NotBoundException } from './exceptions/not-bound.exception';
-import { SessionEvictedException } from './exceptions/session-evicted.exception';
+import { EpochAheadException } from '@once/framework';
+import { GatewayException } from '@once/framework';
+import { InvalidRequestException } from '@once/framework';
+import { NotBoundException } from '@once/framework';
+import { SessionEvictedException } from '@once/framework';
 import { GatewayConnection, type ConnectionHost } from './gateway-connection';
 import { type ResolvedGatewayOptions } from './gateway-options';
-import { EpochFenceGuard } from './guards/epoch-fence.guard';
-import { ResumeGuard } from './guards/resume.guard';
-import { OnceRpcContext } from './once-rpc-context';
-import { type SessionBinding } from './session-binding';
+import { EpochFenceGuard } from '@once/framework';
+import { ResumeGuard } from '@once/framework';
+import { OnceRpcContext } from '@once/framework';
+import { type SessionBinding } from '@once/framework';
 import { SessionBindings } from './session-bindings';
 import { RegisterRateLimiter } from './register-rate-limiter';
 import { SessionFlights } from './session-flights';
-import { type SessionGate } from './session-gate';
+import { type SessionGate } from '@once/framework';
 
 /** The NestJS side the gateway dispatches to: the strategy's registered message handlers. */
 export interface HandlerSource {

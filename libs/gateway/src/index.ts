@@ -1,10 +1,18 @@
-export { EpochFenceGuard } from './guards/epoch-fence.guard';
-export { ResumeGuard } from './guards/resume.guard';
-export { EpochAheadException } from './exceptions/epoch-ahead.exception';
-export { GatewayException } from './exceptions/gateway.exception';
-export { InvalidRequestException } from './exceptions/invalid-request.exception';
-export { NotBoundException } from './exceptions/not-bound.exception';
-export { SessionEvictedException } from './exceptions/session-evicted.exception';
+// The request context, session guards and refusals live with the programming
+// model in @once/framework; they are re-exported here, where a transport user looks.
+export {
+  type ConnectionView,
+  EpochAheadException,
+  EpochFenceGuard,
+  GatewayException,
+  InvalidRequestException,
+  NotBoundException,
+  OnceRpcContext,
+  ResumeGuard,
+  type SessionBinding,
+  SessionEvictedException,
+  type SessionGate,
+} from '@once/framework';
 export {
   GATEWAY_DEFAULTS,
   type GatewayOptions,
@@ -12,7 +20,4 @@ export {
   InvalidGatewayOptionsError,
   type ResolvedGatewayOptions,
 } from './gateway-options';
-export { type ConnectionView, OnceRpcContext } from './once-rpc-context';
 export { OnceRuntimeMissingError, OnceServer } from './once-server';
-export { type SessionBinding } from './session-binding';
-export { type SessionGate } from './session-gate';

@@ -1,5 +1,5 @@
 import { type ClientId } from '@once/protocol';
-import { type SessionBinding } from './session-binding';
+import { type SessionBinding } from '@once/framework';
 
 /** A connection as the binding registry sees it. */
 export interface Bindable {

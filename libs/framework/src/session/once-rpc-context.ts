@@ -1,5 +1,5 @@
 import { BaseRpcContext } from '@nestjs/microservices';
-import { ADMISSION_SINK, type AdmissionSink, type AdmissionTicket } from '@once/framework';
+import { ADMISSION_SINK, type AdmissionSink, type AdmissionTicket } from '../admission-ticket';
 import { type ClientId, type Frame, type FrameHeader } from '@once/protocol';
 import { type SessionBinding } from './session-binding';
 import { type SessionGate } from './session-gate';
