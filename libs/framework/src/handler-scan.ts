@@ -1,5 +1,5 @@
 import { type CommandHandler, type ModuleState } from '@once/engine';
-import { argumentsFor, readParamLayout } from './decorators/param-layout';
+import { type ParamSlot, argumentsFor } from './decorators/param-layout';
 import {
   ONCE_ADMIT_METADATA,
   ONCE_APPLY_METADATA,
@@ -44,7 +44,7 @@ export function scanHandlers(instances: Iterable<object>): ScannedHandlers {
       if (typeof method !== 'function') continue;
       const owner = `${instance.constructor.name}.${methodKey}`;
       const command = Reflect.getMetadata(ONCE_COMMAND_METADATA, method) as
-        { pattern: string } | undefined;
+        { pattern: string; layout: ParamSlot[] | undefined } | undefined;
       if (command) {
         const previous = applies.get(command.pattern);
         if (previous) {
@@ -53,7 +53,8 @@ export function scanHandlers(instances: Iterable<object>): ScannedHandlers {
           );
         }
         const original = Reflect.getMetadata(ONCE_APPLY_METADATA, method) as AnyMethod;
-        const layout = readParamLayout(instance.constructor, methodKey);
+        // The parameters as the team declared them, without the admission-only stage parameter.
+        const { layout } = command;
         applies.set(command.pattern, {
           apply: (data, ctx) => original.apply(instance, argumentsFor(layout, data, ctx)),
           owner,

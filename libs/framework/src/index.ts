@@ -45,3 +45,11 @@ export { ResumeGuard } from './session/guards/resume.guard';
 export { type ConnectionView, OnceRpcContext } from './session/once-rpc-context';
 export { type SessionBinding } from './session/session-binding';
 export { type SessionGate } from './session/session-gate';
+export { fenceRefusal } from './session/guards/epoch-fence.guard';
+export {
+  type FenceVerdict,
+  type ResumeVerdict,
+  type SessionFacts,
+  fenceVerdict,
+  resumeVerdict,
+} from './session/session-verdict';

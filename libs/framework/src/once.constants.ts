@@ -1,4 +1,4 @@
-/** Metadata on a @Command method's admission stub: `{ pattern }`. */
+/** Metadata on a @Command method's admission stub: `{ pattern, layout }` (the apply step's parameters). */
 export const ONCE_COMMAND_METADATA = 'once:command';
 /** Metadata on a @Command method's admission stub: the original method, run at apply. */
 export const ONCE_APPLY_METADATA = 'once:apply';

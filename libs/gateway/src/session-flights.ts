@@ -80,13 +80,19 @@ export class SessionFlights<Origin> {
     });
   }
 
-  /** Its outcome applied (or it never reached the journal): frees a place in the session's pipeline. */
-  settle(client: ClientId, epoch: number, request: number): void {
+  /**
+   * Its outcome applied (or it never reached the journal): frees a place in
+   * the session's pipeline. Returns what was in flight, if anything.
+   */
+  settle(client: ClientId, epoch: number, request: number): InFlightRequest<Origin> | undefined {
     const flight = this.flights.get(client);
-    if (!flight) return;
-    flight.requests.delete(key(epoch, request));
+    if (!flight) return undefined;
+    const k = key(epoch, request);
+    const settled = flight.requests.get(k);
+    flight.requests.delete(k);
     flight.capacityWaiters.shift()?.();
     this.dropIfIdle(client, flight);
+    return settled;
   }
 
   /** Resolves when the session has fewer than `limit` requests in flight. */
@@ -101,13 +107,12 @@ export class SessionFlights<Origin> {
    * releases) reached the journal, so the journal sees them in that order.
    * When nothing is queued it starts at once, in the caller's turn.
    */
-  serialize(client: ClientId, work: () => void | Promise<void>): Promise<void> {
+  serialize<T>(client: ClientId, work: () => T | Promise<T>): Promise<T> {
     const flight = this.flightOf(client);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       flight.serialized.push(async () => {
         try {
-          await work();
-          resolve();
+          resolve(await work());
         } catch (error) {
           reject(error instanceof Error ? error : new Error(String(error)));
         }

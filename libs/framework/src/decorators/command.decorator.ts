@@ -1,7 +1,5 @@
 import { UseFilters } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { MessagePattern } from '@nestjs/microservices';
-import { RpcParamtype } from '@nestjs/microservices/enums/rpc-paramtype.enum';
 import { ADMISSION_SINK, AdmissionTicket, RAW_PAYLOAD, isAdmissionSink } from '../admission-ticket';
 import { CommandErrorFilter } from '../command-error.filter';
 import {
@@ -10,6 +8,7 @@ import {
   ONCE_PATTERN_KIND,
   ONCE_TRANSPORT,
 } from '../once.constants';
+import { appendStageParam, attachSessionGuards } from './once-pipeline';
 import { readParamLayout } from './param-layout';
 
 type AnyMethod = (...args: unknown[]) => unknown;
@@ -24,8 +23,9 @@ type AnyMethod = (...args: unknown[]) => unknown;
  * module's state, the data and `ctx`; no clock, randomness or I/O. Throw a
  * `CommandError` to refuse (the refusal is committed and cached too).
  *
- * Guards, interceptors, pipes and exception filters on the method or its class
- * run at **admission**, live, when a new request number arrives: a guard that
+ * The session guards (`ResumeGuard`, `EpochFenceGuard`) run first among the
+ * controller's guards. Guards, interceptors, pipes and exception filters on
+ * the method or its class run at **admission**, live, when a new request number arrives: a guard that
  * says no, or a pipe that throws, commits a refusal instead of the command.
  * A pipe's output is what gets journaled (a whole-payload `@Payload(pipe)`
  * replaces the data; a keyed `@Payload('key', pipe)` replaces that key).
@@ -37,38 +37,17 @@ export function Command(pattern: string): MethodDecorator {
       throw new TypeError(`@Command('${pattern}') must decorate a method`);
     }
     const layout = readParamLayout(target.constructor, key);
-    // Without parameter decorators NestJS calls (payload, context).
-    let wholeIndex = 0;
-    let contextIndex = 1;
+    // Without parameter decorators NestJS calls (payload).
+    const wholeIndex = layout
+      ? layout.findIndex((slot) => slot.kind === 'payload' && slot.key === undefined)
+      : 0;
     const keyedSlots: Array<{ key: string; index: number }> = [];
-    if (layout) {
-      wholeIndex = layout.findIndex((slot) => slot.kind === 'payload' && slot.key === undefined);
-      layout.forEach((slot, index) => {
-        if (slot.kind === 'payload' && slot.key !== undefined)
-          keyedSlots.push({ key: slot.key, index });
-      });
-      contextIndex = layout.findIndex((slot) => slot.kind === 'context');
-      if (contextIndex < 0) {
-        // The stub needs the rpc context to hand it the ticket: ask NestJS for it
-        // in one more parameter (apply ignores the extra argument).
-        contextIndex = layout.length;
-        const metadata = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ??
-          {}) as object;
-        Reflect.defineMetadata(
-          ROUTE_ARGS_METADATA,
-          {
-            ...metadata,
-            [`${RpcParamtype.CONTEXT}:${contextIndex}`]: {
-              index: contextIndex,
-              data: undefined,
-              pipes: [],
-            },
-          },
-          target.constructor,
-          key,
-        );
-      }
-    }
+    layout?.forEach((slot, index) => {
+      if (slot.kind === 'payload' && slot.key !== undefined)
+        keyedSlots.push({ key: slot.key, index });
+    });
+    // The stage parameter carries the rpc context the stub hands the ticket to.
+    const sinkIndex = appendStageParam(target, key, layout);
     const admissionStub = function admission(...args: unknown[]): AdmissionTicket {
       const payload = wholeIndex >= 0 ? args[wholeIndex] : RAW_PAYLOAD;
       const keyed =
@@ -76,7 +55,7 @@ export function Command(pattern: string): MethodDecorator {
           ? Object.fromEntries(keyedSlots.map((slot) => [slot.key, args[slot.index]]))
           : undefined;
       const ticket = new AdmissionTicket(pattern, payload, keyed);
-      const sink = args[contextIndex];
+      const sink = args[sinkIndex];
       if (isAdmissionSink(sink)) sink[ADMISSION_SINK](ticket);
       return ticket;
     };
@@ -85,7 +64,7 @@ export function Command(pattern: string): MethodDecorator {
       Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, apply), admissionStub);
     }
     Object.defineProperty(admissionStub, 'name', { value: apply.name });
-    Reflect.defineMetadata(ONCE_COMMAND_METADATA, { pattern }, admissionStub);
+    Reflect.defineMetadata(ONCE_COMMAND_METADATA, { pattern, layout }, admissionStub);
     Reflect.defineMetadata(ONCE_APPLY_METADATA, apply, admissionStub);
     (descriptor as PropertyDescriptor).value = admissionStub;
     const stubDescriptor = descriptor as TypedPropertyDescriptor<unknown>;
@@ -96,6 +75,7 @@ export function Command(pattern: string): MethodDecorator {
     );
     // Keeps a CommandError's code in microservices that do not inherit the app's global filters.
     UseFilters(CommandErrorFilter)(target, key, stubDescriptor);
+    attachSessionGuards(target.constructor);
     return descriptor;
   };
 }

@@ -1,8 +1,10 @@
 import { BaseRpcContext } from '@nestjs/microservices';
 import { ADMISSION_SINK, type AdmissionSink, type AdmissionTicket } from '../admission-ticket';
 import { type ClientId, type Frame, type FrameHeader } from '@once/protocol';
+import { type GatewayException } from './exceptions/gateway.exception';
 import { type SessionBinding } from './session-binding';
 import { type SessionGate } from './session-gate';
+import { type SessionFacts } from './session-verdict';
 
 /** The connection a request arrived on, as guards and handlers see it. */
 export interface ConnectionView {
@@ -22,6 +24,18 @@ type OnceRpcArgs = [connection: ConnectionView, frame: Frame, pattern: string, g
 export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> implements AdmissionSink {
   /** The admission a @Command's pipeline produced (set by its stub). */
   admission: AdmissionTicket | undefined;
+  /**
+   * The refusal a session guard decided, whatever exception filters later
+   * make of the exception it threw: the gateway answers it with the frame
+   * PROTOCOL.md names, and journals nothing.
+   */
+  sessionRefusal: GatewayException | undefined;
+  /**
+   * True once the pipeline got past its guards and interceptors to the
+   * handler's parameters: a failure before that is a guard's refusal, after
+   * it a pipe's or the handler's.
+   */
+  guardsPassed = false;
 
   constructor(connection: ConnectionView, frame: Frame, pattern: string, gate: SessionGate) {
     super([connection, frame, pattern, gate]);
@@ -53,6 +67,27 @@ export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> implements Admis
   }
   getClient(): ClientId {
     return this.args[1].header.client;
+  }
+
+  /** What the session rules judge, read now (the table may change between two calls). */
+  sessionFacts(): SessionFacts {
+    const { client, session, request, resumeToken } = this.args[1].header;
+    const gate = this.args[3];
+    return {
+      client,
+      session,
+      request,
+      binding: this.args[0].binding,
+      entry: gate.tableEntry(client),
+      tokenValid: () => gate.verifyResumeToken(client, session, resumeToken),
+      goneReason: () => gate.goneReason(client),
+    };
+  }
+
+  /** Records a session guard's refusal (see {@link sessionRefusal}) and returns it, to throw. */
+  refuseSession<E extends GatewayException>(refusal: E): E {
+    this.sessionRefusal = refusal;
+    return refusal;
   }
 
   [ADMISSION_SINK](ticket: AdmissionTicket): void {

@@ -1,5 +1,5 @@
 import { type ClientEntry } from '@once/client-table';
-import { type ClientId } from '@once/protocol';
+import { type ClientId, type EvictionReason } from '@once/protocol';
 import { type SessionBinding } from './session-binding';
 
 /**
@@ -10,7 +10,7 @@ import { type SessionBinding } from './session-binding';
 export interface SessionGate {
   tableEntry(client: ClientId): ClientEntry | undefined;
   /** Why a session without an entry is gone, if the node still knows (EXPIRED), else NO_SESSION. */
-  goneReason(client: ClientId): number;
+  goneReason(client: ClientId): EvictionReason;
   /** Constant-time check of an HMAC resume token. */
   verifyResumeToken(client: ClientId, session: number, token: Uint8Array): boolean;
   /** Binds `connectionId` to `binding`, superseding (EVICTION SUPERSEDED) any other holder. */

@@ -1,38 +1,42 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { EvictionReason } from '@once/protocol';
 import { EpochAheadException } from '../exceptions/epoch-ahead.exception';
+import { type GatewayException } from '../exceptions/gateway.exception';
 import { InvalidRequestException } from '../exceptions/invalid-request.exception';
 import { SessionEvictedException } from '../exceptions/session-evicted.exception';
-import { OnceRpcContext } from '../once-rpc-context';
+import { type FenceVerdict, fenceVerdict } from '../session-verdict';
+import { onceRequestOf } from './once-request';
 
 /**
- * The epoch fence. Against the client table as it stands:
- * - no entry for the client: EVICTION NO_SESSION (EXPIRED when it expired);
- * - the request's epoch, or the epoch this connection was bound under, below
- *   the entry's: EVICTION SESSION_TOO_LOW (a newer REGISTER fenced it);
- * - the request's epoch above the entry's: EPOCH_AHEAD.
- * An EVICTION unbinds the connection. On a bound connection the header's
- * client must be the binding's (INVALID_REQUEST otherwise).
+ * The epoch fence, the second guard of every @Command and @Query: against
+ * the client table as it stands when the guard runs, the request's session
+ * must be the table's (see {@link fenceVerdict}: NO_SESSION, EXPIRED,
+ * SESSION_TOO_LOW, EPOCH_AHEAD, or INVALID_REQUEST for a header naming
+ * another client than the connection's).
+ *
+ * The gateway judges the same rule before it looks for a duplicate; this
+ * guard holds it at the request's place in the pipeline, after any global
+ * guard that awaited something while the table moved on.
  */
 @Injectable()
 export class EpochFenceGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const rpc = context.switchToRpc().getContext<unknown>();
-    if (!(rpc instanceof OnceRpcContext)) return true;
-    const { client, session } = rpc.getHeader();
-    const binding = rpc.getBinding();
-    if (binding && binding.client !== client) {
-      throw new InvalidRequestException(
-        'the header’s client is not the one this connection is bound to',
-      );
-    }
-    const gate = rpc.getGate();
-    const entry = gate.tableEntry(client);
-    if (!entry) throw new SessionEvictedException(gate.goneReason(client), 0);
-    if (session < entry.epoch || (binding !== undefined && binding.epoch < entry.epoch)) {
-      throw new SessionEvictedException(EvictionReason.SessionTooLow, entry.watermark);
-    }
-    if (session > entry.epoch) throw new EpochAheadException(entry.watermark);
-    return true;
+    const request = onceRequestOf(context);
+    if (request === 'not-once') return true;
+    if (request === 'foreign') return false;
+    const verdict = fenceVerdict(request.sessionFacts());
+    if (verdict.kind === 'pass') return true;
+    throw request.refuseSession(fenceRefusal(verdict));
+  }
+}
+
+/** The exception that carries a fence verdict to the gateway. */
+export function fenceRefusal(verdict: Exclude<FenceVerdict, { kind: 'pass' }>): GatewayException {
+  switch (verdict.kind) {
+    case 'invalid-request':
+      return new InvalidRequestException(verdict.detail);
+    case 'evicted':
+      return new SessionEvictedException(verdict.reason, verdict.watermark);
+    case 'epoch-ahead':
+      return new EpochAheadException(verdict.watermark);
   }
 }

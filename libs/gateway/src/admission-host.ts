@@ -1,0 +1,21 @@
+import { type Engine } from '@once/engine';
+import { type Frame, type Status } from '@once/protocol';
+import { type GatewayConnection } from './gateway-connection';
+
+/**
+ * What the admission steps need of the gateway that runs them. The gateway
+ * calls them only once the engine is open and ready.
+ */
+export interface AdmissionHost {
+  readonly engine: Engine;
+  /** The node takes requests (ready, not stopping) and, if given, `connection` is still open. */
+  serving(connection?: GatewayConnection): boolean;
+  /** Answers `frame` with a non-OK REPLY echoing it (nothing journaled). */
+  answer(
+    connection: GatewayConnection,
+    frame: Frame,
+    status: Status,
+    message: string,
+    watermark?: number,
+  ): void;
+}

@@ -1,0 +1,51 @@
+/**
+ * The journal-room budget: at most `limit` entries admitted but not yet
+ * durable, across all sessions, counting those whose admission step still
+ * runs (reserved). At the limit the gateway stops reading (TCP backpressure)
+ * instead of answering busy.
+ *
+ * Whoever sees room must take it in the same synchronous step (append, or
+ * {@link reserve}): the check and the taking cannot be split by an await.
+ */
+export class JournalRoom {
+  private reserved = 0;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(
+    private readonly limit: number,
+    /** Entries appended and not yet durable (the journal's queue). */
+    private readonly pending: () => number,
+  ) {}
+
+  has(): boolean {
+    return this.pending() + this.reserved < this.limit;
+  }
+
+  /** Resolves when there may be room again; the caller looks again (others may take it first). */
+  wait(): Promise<void> {
+    if (this.has()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Takes one place until the returned release runs (once; later calls do nothing). */
+  reserve(): () => void {
+    this.reserved++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved--;
+      this.wake();
+    };
+  }
+
+  /** Entries became durable or a reservation ended: waiters look again. */
+  wake(): void {
+    if (this.waiters.length > 0 && this.has()) this.wakeAll();
+  }
+
+  /** Wakes every waiter whatever the room (the node failed or stops: they find out). */
+  wakeAll(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+}

@@ -1,0 +1,63 @@
+import {
+  type GatewayException,
+  NotBoundException,
+  type OnceRpcContext,
+  fenceRefusal,
+  fenceVerdict,
+} from '@once/framework';
+import {
+  Command,
+  type ParsedRequest,
+  type Operation,
+  Status,
+  encodeReplyTo,
+  errorBody,
+  okBody,
+} from '@once/protocol';
+import { type AdmissionHost } from './admission-host';
+import { type HandlerPipeline, refusalOf } from './handler-pipeline';
+
+type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
+
+/**
+ * QUERY: a read of the state after every committed entry, on a bound
+ * connection, through the query handler's NestJS pipeline; never journaled.
+ * A failure is an OK reply whose body carries the refusal (PROTOCOL.md).
+ */
+export class QueryService {
+  constructor(
+    private readonly host: AdmissionHost,
+    private readonly pipeline: HandlerPipeline,
+  ) {}
+
+  /** The session refusal to answer instead, or nothing (then {@link serve}). */
+  preflight(context: OnceRpcContext): GatewayException | undefined {
+    if (!context.getBinding()) return new NotBoundException();
+    const fence = fenceVerdict(context.sessionFacts());
+    return fence.kind === 'pass' ? undefined : fenceRefusal(fence);
+  }
+
+  /** Runs the query; returns the reply frame, or a session refusal a guard decided on the way. */
+  async serve(context: OnceRpcContext, request: Query): Promise<Buffer | GatewayException> {
+    const frame = context.getFrame();
+    const watermark = this.host.engine.table.get(frame.header.client)?.watermark ?? 0;
+    const handler = this.pipeline.handlerFor(request.pattern, 'query');
+    let body: Buffer;
+    if (!handler) {
+      body = errorBody('UNKNOWN_PATTERN', `no query handler for pattern "${request.pattern}"`);
+    } else {
+      try {
+        body = okBody((await this.pipeline.run(handler, request.data, context)) ?? null);
+      } catch (error) {
+        if (context.sessionRefusal) return context.sessionRefusal;
+        const { code, message } = refusalOf(error, context, 'QUERY_FAILED');
+        body = errorBody(code, message);
+      }
+    }
+    return encodeReplyTo(
+      frame,
+      { command: Command.Reply, status: Status.Ok, commit: this.host.engine.commitOp, watermark },
+      body,
+    );
+  }
+}

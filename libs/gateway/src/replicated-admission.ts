@@ -1,0 +1,293 @@
+import { type ApplyOutcome, EngineUnavailableError, encodeCommandBody } from '@once/engine';
+import {
+  AdmissionTicket,
+  type GatewayException,
+  NotBoundException,
+  type OnceRpcContext,
+  RAW_PAYLOAD,
+  type SessionBinding,
+  fenceRefusal,
+  fenceVerdict,
+  resumeVerdict,
+} from '@once/framework';
+import { EntryKind } from '@once/journal';
+import {
+  Command,
+  type Frame,
+  Operation,
+  type ParsedRequest,
+  Status,
+  encodeFrame,
+  errorBody,
+} from '@once/protocol';
+import { type AdmissionHost } from './admission-host';
+import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
+import { type GatewayConnection } from './gateway-connection';
+import { type HandlerPipeline, refusalOf } from './handler-pipeline';
+import { type JournalRoom } from './journal-room';
+import { type ReplyRouter } from './reply-router';
+import { type SessionFlights } from './session-flights';
+
+type Replicated = Extract<ParsedRequest, { operation: Operation.Command | Operation.Logout }>;
+type CommandRequest = Extract<ParsedRequest, { operation: Operation.Command }>;
+
+/**
+ * What the preflight of a COMMAND or LOGOUT decided, against the client
+ * table and the session's requests in flight (PROTOCOL.md's COMMAND table):
+ * - `refused`: a session rule says no (NOT_BOUND, EVICTION, EPOCH_AHEAD, INVALID_REQUEST);
+ * - `resume`: bind the connection by its token, then look again;
+ * - `answer`: answered from the table without journaling (duplicate, conflict, gap, …);
+ * - `in-flight`: the same request is in flight; its reply goes to the holder when it commits;
+ * - `full`: the session's ring or the journal is full: wait for `room`, then look again;
+ * - `admit`: journal it.
+ */
+export type Preflight =
+  | { readonly kind: 'refused'; readonly refusal: GatewayException }
+  | { readonly kind: 'resume'; readonly binding: SessionBinding }
+  | {
+      readonly kind: 'answer';
+      readonly status: Status;
+      readonly message: string;
+      readonly watermark: number;
+    }
+  | { readonly kind: 'duplicate'; readonly reply: Buffer }
+  | { readonly kind: 'in-flight' }
+  | { readonly kind: 'full'; readonly room: Promise<void> }
+  | { readonly kind: 'admit' };
+
+/**
+ * COMMAND and LOGOUT: the preflight, then the admission under one
+ * reservation (a place in the session's ring and in the journal) that every
+ * exit releases unless the entry reached the journal, whose outcome then
+ * settles it.
+ *
+ * Invariant: a session's requests reach the journal in request order, at
+ * most `ring` in flight; nothing a client sends is journaled before it
+ * passed the checks that PROTOCOL.md answers without journaling.
+ */
+export class ReplicatedAdmission {
+  constructor(
+    private readonly host: AdmissionHost,
+    private readonly flights: SessionFlights<GatewayConnection>,
+    private readonly room: JournalRoom,
+    private readonly pipeline: HandlerPipeline,
+    private readonly router: ReplyRouter,
+  ) {}
+
+  /** Pure but for reading the table and the flights: decides, changes nothing. */
+  preflight(context: OnceRpcContext): Preflight {
+    const facts = context.sessionFacts();
+    const resume = resumeVerdict(facts);
+    if (resume.kind === 'not-bound') return { kind: 'refused', refusal: new NotBoundException() };
+    if (resume.kind === 'resume') return resume;
+    const fence = fenceVerdict(facts);
+    if (fence.kind !== 'pass') return { kind: 'refused', refusal: fenceRefusal(fence) };
+    const { client, session, request, checksumBody } = context.getHeader();
+    const { table, settings } = this.host.engine;
+    const watermark = facts.entry!.watermark;
+    const highest = this.flights.highestAdmitted(client, session, watermark);
+    const check = table.check(client, session, request, checksumBody, highest);
+    switch (check.kind) {
+      case 'duplicate':
+        return { kind: 'duplicate', reply: check.reply };
+      case 'conflict':
+        return answer(
+          Status.RequestConflict,
+          `request ${request} was used for another body`,
+          check.watermark,
+        );
+      case 'already-applied':
+        return answer(
+          Status.AlreadyApplied,
+          `request ${request} was applied; its reply is no longer cached`,
+          check.watermark,
+        );
+      case 'in-flight': {
+        const inFlight = this.flights.inFlight(client, session, request);
+        if (inFlight && !inFlight.checksum.equals(checksumBody)) {
+          return answer(
+            Status.RequestConflict,
+            `request ${request} is in flight with another body`,
+            watermark,
+          );
+        }
+        return { kind: 'in-flight' };
+      }
+      case 'gap':
+        return answer(
+          Status.RequestGap,
+          `the next request number is ${check.nextExpected}`,
+          check.watermark,
+        );
+      case 'invalid-request':
+        return answer(Status.InvalidRequest, 'request numbers start at 1', watermark);
+      case 'no-session':
+      case 'session-too-low':
+      case 'epoch-ahead':
+        // fenceVerdict answered these from the same entry, in the same turn.
+        throw new Error(`preflight disagrees with the epoch fence: ${check.kind}`);
+      case 'new':
+        break;
+    }
+    if (this.flights.count(client) >= settings.ring) {
+      return { kind: 'full', room: this.flights.waitForCapacity(client, settings.ring) };
+    }
+    if (!this.room.has()) return { kind: 'full', room: this.room.wait() };
+    return { kind: 'admit' };
+  }
+
+  /**
+   * Admits a request the preflight said `admit` to, in the same turn: it is
+   * in flight from now on (a retry waits for its outcome), its admission
+   * runs (a command's NestJS pipeline) behind the session's earlier ones,
+   * and its entry is appended. Whatever admission reserved is released on
+   * every exit that appends nothing.
+   */
+  async admit(
+    connection: GatewayConnection,
+    frame: Frame,
+    request: Replicated,
+    context: OnceRpcContext,
+  ): Promise<GatewayException | undefined> {
+    const { client, session, request: number, checksumBody } = frame.header;
+    const binding = connection.binding!;
+    const checksum = Buffer.from(checksumBody);
+    const releaseRoom = this.room.reserve();
+    this.flights.admit(client, session, number, request.operation, checksum, connection);
+    let appended = false;
+    try {
+      return await this.flights.serialize(client, async () => {
+        const body =
+          request.operation === Operation.Command
+            ? await this.admitCommand(request, binding, context)
+            : Buffer.alloc(0);
+        if (!Buffer.isBuffer(body)) return body;
+        const kind = request.operation === Operation.Command ? EntryKind.Command : EntryKind.Logout;
+        const draft = {
+          kind,
+          client,
+          session,
+          request: number,
+          userId: binding.userId,
+          requestChecksum: checksum,
+          body,
+        };
+        appended = this.append(connection, frame, draft);
+        return undefined;
+      });
+    } finally {
+      if (!appended) this.flights.settle(client, session, number);
+      releaseRoom();
+    }
+  }
+
+  /** Appends; false when the node takes no writes (answered NOT_READY then). */
+  private append(
+    connection: GatewayConnection,
+    frame: Frame,
+    draft: Parameters<AdmissionHost['engine']['submit']>[0],
+  ): boolean {
+    try {
+      this.host.engine.submit(draft);
+      return true;
+    } catch (error) {
+      if (!(error instanceof EngineUnavailableError)) throw error;
+      this.host.answer(connection, frame, Status.NotReady, JOURNAL_FAILED_MESSAGE);
+      return false;
+    }
+  }
+
+  /**
+   * Admission through the NestJS pipeline of the command's handler, then its
+   * @Admit step: the entry body to journal. A refusal on the way is journaled
+   * as a committed refusal (the request number stays used and a retry gets
+   * the same answer), except a session guard's, which is returned unjournaled.
+   */
+  private async admitCommand(
+    request: CommandRequest,
+    binding: SessionBinding,
+    context: OnceRpcContext,
+  ): Promise<Buffer | GatewayException> {
+    const { pattern, data } = request;
+    const admission = { pattern, userId: binding.userId, client: binding.client };
+    // The request's own JSON (an object: parseRequest said so) is journaled as sent.
+    const rawBody = context.getFrame().body;
+    const handler = this.pipeline.handlerFor(pattern, 'command');
+    // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
+    if (!handler) return this.host.engine.prepareCommand(pattern, data, admission, rawBody);
+    let payload: unknown;
+    try {
+      const value = await this.pipeline.run(handler, data, context);
+      // The stub hands the ticket to the context; an interceptor that mapped
+      // the pipeline's value cannot lose it.
+      const ticket = context.admission ?? (value instanceof AdmissionTicket ? value : undefined);
+      if (!ticket) {
+        return refusalBody(
+          pattern,
+          'ADMISSION_REFUSED',
+          'the command was not admitted: an interceptor answered in its place',
+        );
+      }
+      payload = ticketPayload(ticket, data);
+    } catch (error) {
+      if (context.sessionRefusal) return context.sessionRefusal;
+      const { code, message } = refusalOf(error, context, 'ADMISSION_REFUSED');
+      return refusalBody(pattern, code, message);
+    }
+    return this.host.engine.prepareCommand(
+      pattern,
+      payload,
+      admission,
+      payload === data ? rawBody : undefined,
+    );
+  }
+
+  /** A COMMAND or LOGOUT applied: its place in the ring is free. Returns the connection it came on. */
+  settle(outcome: ApplyOutcome): GatewayConnection | undefined {
+    const { entry } = outcome;
+    if (entry.kind !== EntryKind.Command && entry.kind !== EntryKind.Logout) return undefined;
+    return this.flights.settle(entry.client, entry.session, entry.request)?.origin;
+  }
+
+  /**
+   * The journal failed (fail-stop): nothing admitted will commit. Every
+   * request in flight is answered NOT_READY, never OK, so its client retries
+   * it once the node is back (the entry is not in the journal then).
+   */
+  failInFlight(commit: number): void {
+    for (const [client, inFlight] of this.flights.all()) {
+      const target = this.router.target(client, inFlight.epoch, inFlight.origin);
+      target?.send(
+        encodeFrame(
+          {
+            command: Command.Reply,
+            operation: inFlight.operation,
+            status: Status.NotReady,
+            client,
+            session: inFlight.epoch,
+            request: inFlight.request,
+            resumeToken: inFlight.checksum,
+            commit,
+          },
+          errorBody('NOT_READY', JOURNAL_FAILED_MESSAGE),
+        ),
+      );
+    }
+    this.flights.clear();
+  }
+}
+
+function answer(status: Status, message: string, watermark: number): Preflight {
+  return { kind: 'answer', status, message, watermark };
+}
+
+function refusalBody(pattern: string, code: string, message: string): Buffer {
+  return encodeCommandBody({ pattern, refusal: { code, message } });
+}
+
+/** What the pipeline's pipes made of the data: the whole payload, and keyed replacements. */
+function ticketPayload(ticket: AdmissionTicket, data: unknown): unknown {
+  const payload = ticket.payload === RAW_PAYLOAD ? data : ticket.payload;
+  if (!ticket.keyed) return payload;
+  return { ...(typeof payload === 'object' && payload !== null ? payload : {}), ...ticket.keyed };
+}

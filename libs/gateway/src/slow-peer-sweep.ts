@@ -1,0 +1,59 @@
+import { Logger } from '@nestjs/common';
+import { Status } from '@once/protocol';
+import { type GatewayConnection } from './gateway-connection';
+
+export interface SweepLimits {
+  readonly partialFrameTimeoutMs: number;
+  readonly idleUnboundTimeoutMs: number;
+}
+
+/**
+ * Closes connections that hold an incomplete frame too long (BAD_FRAME), or
+ * idle without a session: a peer must not hold a connection slot and a
+ * decoder buffer by sending nothing. Runs on an unref'd timer, a few times
+ * per shortest limit.
+ */
+export class SlowPeerSweep {
+  private readonly logger = new Logger('OnceGateway');
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly connections: () => Iterable<GatewayConnection>,
+    private readonly limits: SweepLimits,
+  ) {
+    const everyMs = Math.max(
+      10,
+      Math.min(1000, limits.partialFrameTimeoutMs / 4, limits.idleUnboundTimeoutMs / 4),
+    );
+    this.timer = setInterval(() => this.sweep(), everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    const { partialFrameTimeoutMs, idleUnboundTimeoutMs } = this.limits;
+    for (const connection of this.connections()) {
+      if (
+        connection.partialSinceMs > 0 &&
+        now - connection.partialSinceMs > partialFrameTimeoutMs
+      ) {
+        this.logger.warn(
+          `connection #${connection.id} from ${connection.remote}: incomplete frame held too long; closing`,
+        );
+        connection.failPartialFrame(
+          `incomplete frame: not finished within ${partialFrameTimeoutMs} ms`,
+          Status.BadFrame,
+        );
+      } else if (!connection.binding && now - connection.lastActivityMs > idleUnboundTimeoutMs) {
+        this.logger.debug?.(
+          `connection #${connection.id} from ${connection.remote}: idle without a session; closing`,
+        );
+        connection.end();
+      }
+    }
+  }
+}
