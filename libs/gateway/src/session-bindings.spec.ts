@@ -1,4 +1,4 @@
-import { type SessionBinding } from './session-binding';
+import { type SessionBinding } from '@once/framework';
 import { type Bindable, SessionBindings } from './session-bindings';
 
 const A = 'a'.repeat(32);
