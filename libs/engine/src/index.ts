@@ -6,6 +6,18 @@ export { type CommandBody, decodeCommandBody, encodeCommandBody } from './comman
 export { type CommandHandler } from './command-handler';
 export { CommandRegistry, DuplicatePatternError } from './command-registry';
 export { Engine, type EngineOptions, type EnginePhase, type OutcomeCallback } from './engine';
+export {
+  type ApplyRefusal,
+  CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
+  EPOCH_AHEAD_MESSAGE,
+  type RegisteredEpoch,
+  evictionAtApply,
+  ownedByOtherUserReply,
+  refusalAtApply,
+  registerReply,
+  replicatedReply,
+  requestGapMessage,
+} from './reply-frames';
 export { ApplyOrderError } from './apply-order.error';
 export { EngineUnavailableError } from './engine-unavailable.error';
 export { type EngineLogger, SILENT_LOGGER } from './engine-logger';
