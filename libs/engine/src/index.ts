@@ -1,5 +1,6 @@
 export { type AdmissionContext } from './admission-context';
-export { type ApplyContext, SYSTEM_USER_ID } from './apply-context';
+export { type ApplyContext, SYSTEM_USER_ID, applyContextOf } from './apply-context';
+export { Applier, type ApplierOptions } from './applier';
 export { type ApplyOutcome, type EndedSession, type RegisteredSession } from './apply-outcome';
 export { CommandError, EngineRefusal } from './command.error';
 export { type CommandBody, decodeCommandBody, encodeCommandBody } from './command-body';
@@ -31,6 +32,11 @@ export {
 export { SnapshotInvalidError } from './engine-snapshot-codec';
 export { type ConnectionScopedState, type ModuleState, isConnectionScoped } from './module-state';
 export { type GenesisCommand, OnceNode, type OnceNodeOptions } from './once-node';
-export { type ReplayProgress, type ReplaySagaOptions, replaySaga } from './replay-saga';
+export {
+  type ReplayProgress,
+  type ReplaySagaOptions,
+  type ReplayTarget,
+  replaySaga,
+} from './replay-saga';
 export { type ReplayVerification, verifyReplay } from './replay-verification';
 export { DuplicateStateError, StateMismatchError, StateRegistry } from './state-registry';
