@@ -22,12 +22,17 @@ import {
   validateSettings,
 } from './engine-settings';
 import { EngineUnavailableError } from './engine-unavailable.error';
-import { type OutcomeCallback, PendingSubmissions, notify } from './pending-submissions';
+import {
+  type FailureCallback,
+  type OutcomeCallback,
+  PendingSubmissions,
+  notify,
+} from './pending-submissions';
 import { SnapshotScheduler } from './snapshot-scheduler';
 import { type StateRegistry } from './state-registry';
 import { systemDraft } from './system-draft';
 
-export { type OutcomeCallback } from './pending-submissions';
+export { type FailureCallback, type OutcomeCallback } from './pending-submissions';
 
 export interface EngineOptions {
   readonly journal: Journal;
@@ -157,14 +162,18 @@ export class Engine {
   }
 
   /**
-   * Journals `draft`; once it is durable it is applied and `callback` gets its
-   * outcome. Returns the op assigned. Throws EngineUnavailableError when the
-   * node cannot accept writes (failed, stopped).
+   * Journals `draft`; once it is durable it is applied and `onOutcome` gets
+   * its outcome. If the journal fails before that, `onFailed` (when given)
+   * gets the journal's error instead; either is called at most once, and a
+   * caller without `onFailed` is simply never called back. Returns the op
+   * assigned. Throws EngineUnavailableError when the node cannot accept
+   * writes (failed, stopped), InvalidEntryError for a bad draft.
    */
-  submit(draft: EntryDraft, callback?: OutcomeCallback): number {
+  submit(draft: EntryDraft, onOutcome?: OutcomeCallback, onFailed?: FailureCallback): number {
     if (this.failure || this.phaseValue === 'stopped' || this.phaseValue === 'failed') {
       throw new EngineUnavailableError(
         this.failure ? `journal failed: ${this.failure.message}` : 'engine is stopped',
+        this.failure ? { cause: this.failure } : undefined,
       );
     }
     let op: number;
@@ -174,10 +183,11 @@ export class Engine {
       if (error instanceof InvalidEntryError) throw error;
       throw new EngineUnavailableError(
         `the journal takes no writes: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
       );
     }
     // The journal is fail-stop: onJournalFailure reports a failed write once.
-    if (callback) this.pending.add(op, callback);
+    if (onOutcome || onFailed) this.pending.add(op, onOutcome, onFailed);
     return op;
   }
 
@@ -219,14 +229,16 @@ export class Engine {
       userId: SYSTEM_USER_ID,
       client: ZERO_CLIENT_ID,
     });
-    const outcome = await this.submitAndWait(systemDraft(EntryKind.Command, body));
+    const draft = systemDraft(EntryKind.Command, body);
+    const outcome = await this.submitAndWait(draft, `the system command "${pattern}"`);
     return outcome.result ?? okBody(null);
   }
 
   /**
    * Journals a BOOT entry when the configured limits differ from those in
    * force or when connection-scoped holdings survived the restart. Resolves
-   * once it applied (or at once when nothing was needed).
+   * once it applied (or at once when nothing was needed); rejects when the
+   * journal cannot take it.
    */
   async settleBoot(desired: EngineSettings): Promise<void> {
     const settings = validateSettings(desired);
@@ -238,18 +250,33 @@ export class Engine {
           `limits change at op ${this.journal.lastOp + 1}: clientsMax ${inForce.clientsMax}→${settings.clientsMax}, ring ${inForce.ring}→${settings.ring}, sessionTtlMs ${inForce.sessionTtlMs}→${settings.sessionTtlMs}`,
         );
       }
-      await this.submitAndWait(systemDraft(EntryKind.Boot, encodeSettings(settings)));
+      const draft = systemDraft(EntryKind.Boot, encodeSettings(settings));
+      await this.submitAndWait(draft, 'the BOOT entry');
     }
     await this.recordSettingsInMeta();
   }
 
-  /** Journals `draft` and resolves with its outcome once it applied. */
-  private submitAndWait(draft: EntryDraft): Promise<ApplyOutcome> {
+  /**
+   * Journals `draft` and resolves with its outcome once it applied. Rejects,
+   * naming `what` and keeping the journal's error as `cause`, when the
+   * journal refuses it or fails before it is durable: boot awaits this, and
+   * must fail (so the service exits) rather than wait forever.
+   */
+  private submitAndWait(draft: EntryDraft, what: string): Promise<ApplyOutcome> {
     return new Promise<ApplyOutcome>((resolve, reject) => {
+      const fail = (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        reject(
+          new EngineUnavailableError(`${what} could not be journaled: ${message}`, {
+            cause: error,
+          }),
+        );
+      };
       try {
-        this.submit(draft, resolve);
+        this.submit(draft, resolve, fail);
       } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
+        if (error instanceof InvalidEntryError) reject(error);
+        else fail(error);
       }
     });
   }
@@ -281,7 +308,7 @@ export class Engine {
 
   private onJournalFailure(error: Error): void {
     this.failure = error;
-    this.pending.clear();
+    this.pending.failAll(error);
     this.logger.error(
       `journal write failed, the node stops acknowledging writes: ${error.message}`,
     );

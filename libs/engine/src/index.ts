@@ -6,7 +6,13 @@ export { CommandError, EngineRefusal } from './command.error';
 export { type CommandBody, decodeCommandBody, encodeCommandBody } from './command-body';
 export { type CommandHandler } from './command-handler';
 export { CommandRegistry, DuplicatePatternError } from './command-registry';
-export { Engine, type EngineOptions, type EnginePhase, type OutcomeCallback } from './engine';
+export {
+  Engine,
+  type EngineOptions,
+  type EnginePhase,
+  type FailureCallback,
+  type OutcomeCallback,
+} from './engine';
 export {
   type ApplyRefusal,
   CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
