@@ -11,16 +11,11 @@ import { type AdmissionContext } from './admission-context';
 import { SYSTEM_USER_ID } from './apply-context';
 import { type ApplyOutcome } from './apply-outcome';
 import { Applier } from './applier';
-import { CommandError } from './command.error';
-import { encodeCommandBody } from './command-body';
+import { admitCommand } from './command-admission';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
-import {
-  type EngineSettings,
-  encodeSettings,
-  sameSettings,
-  validateSettings,
-} from './engine-settings';
+import { journalAndWait, settleBootFor } from './boot-settlement';
+import { type EngineSettings } from './engine-settings';
 import { EngineUnavailableError } from './engine-unavailable.error';
 import {
   type FailureCallback,
@@ -191,32 +186,14 @@ export class Engine {
     return op;
   }
 
-  /**
-   * Prepares a command for the journal: runs its admission step (if any) and
-   * encodes the entry body. `rawBody` (the request's own JSON) is journaled
-   * as-is when no admission step transforms it.
-   */
-  async prepareCommand(
+  /** See {@link admitCommand}: the admission step, run once, live, before journaling. */
+  prepareCommand(
     pattern: string,
     data: unknown,
     ctx: AdmissionContext,
     rawBody?: Buffer,
   ): Promise<Buffer> {
-    const handler = this.commands.get(pattern);
-    if (!handler?.admit) return rawBody ?? encodeCommandBody({ pattern, data });
-    try {
-      const admitted: unknown = await handler.admit(data, ctx);
-      return encodeCommandBody({ pattern, data: admitted });
-    } catch (error) {
-      const refusal =
-        error instanceof CommandError
-          ? { code: error.code, message: error.message }
-          : {
-              code: 'ADMISSION_FAILED',
-              message: error instanceof Error ? error.message : String(error),
-            };
-      return encodeCommandBody({ pattern, refusal });
-    }
+    return admitCommand(this.commands, pattern, data, ctx, rawBody);
   }
 
   /**
@@ -230,66 +207,17 @@ export class Engine {
       client: ZERO_CLIENT_ID,
     });
     const draft = systemDraft(EntryKind.Command, body);
-    const outcome = await this.submitAndWait(draft, `the system command "${pattern}"`);
+    const outcome = await journalAndWait(this, draft, `the system command "${pattern}"`);
     return outcome.result ?? okBody(null);
   }
 
   /**
-   * Journals a BOOT entry when the configured limits differ from those in
-   * force or when connection-scoped holdings survived the restart. Resolves
-   * once it applied (or at once when nothing was needed); rejects when the
-   * journal cannot take it.
+   * See {@link settleBootFor}: journals a BOOT entry when boot requires one.
+   * Resolves once it applied (at once when none was needed); rejects, naming
+   * the cause, when the journal cannot take it.
    */
-  async settleBoot(desired: EngineSettings): Promise<void> {
-    const settings = validateSettings(desired);
-    const inForce = this.applier.settings;
-    const changed = !sameSettings(settings, inForce);
-    if (changed || this.commitOp === 0 || this.states.holders().length > 0) {
-      if (changed) {
-        this.logger.log(
-          `limits change at op ${this.journal.lastOp + 1}: clientsMax ${inForce.clientsMax}→${settings.clientsMax}, ring ${inForce.ring}→${settings.ring}, sessionTtlMs ${inForce.sessionTtlMs}→${settings.sessionTtlMs}`,
-        );
-      }
-      const draft = systemDraft(EntryKind.Boot, encodeSettings(settings));
-      await this.submitAndWait(draft, 'the BOOT entry');
-    }
-    await this.recordSettingsInMeta();
-  }
-
-  /**
-   * Journals `draft` and resolves with its outcome once it applied. Rejects,
-   * naming `what` and keeping the journal's error as `cause`, when the
-   * journal refuses it or fails before it is durable: boot awaits this, and
-   * must fail (so the service exits) rather than wait forever.
-   */
-  private submitAndWait(draft: EntryDraft, what: string): Promise<ApplyOutcome> {
-    return new Promise<ApplyOutcome>((resolve, reject) => {
-      const fail = (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
-        reject(
-          new EngineUnavailableError(`${what} could not be journaled: ${message}`, {
-            cause: error,
-          }),
-        );
-      };
-      try {
-        this.submit(draft, resolve, fail);
-      } catch (error) {
-        if (error instanceof InvalidEntryError) reject(error);
-        else fail(error);
-      }
-    });
-  }
-
-  /**
-   * Mirrors the limits in force into the journal's settings record, for
-   * operators and tools; the journal's BOOT entries stay the authority.
-   */
-  private async recordSettingsInMeta(): Promise<void> {
-    const inForce = this.applier.settings;
-    const recorded = this.journal.settings as EngineSettings | null;
-    if (recorded && sameSettings(recorded, inForce)) return;
-    await this.journal.updateSettings({ ...inForce, sinceOp: this.commitOp });
+  settleBoot(desired: EngineSettings): Promise<void> {
+    return settleBootFor(this, desired, this.logger);
   }
 
   /** Journals that `client`'s connection ended, so what it held while connected is released. */
