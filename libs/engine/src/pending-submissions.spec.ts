@@ -1,22 +1,11 @@
-import { EntryKind, type JournalEntry } from '@once/journal';
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
+import { ZERO_CLIENT_ID } from '@once/protocol';
 import { type ApplyOutcome, quietOutcome } from './apply-outcome';
 import { SILENT_LOGGER } from './engine-logger';
 import { PendingSubmissions } from './pending-submissions';
+import { releaseDraft } from './__fixtures__/entry-drafts.fixture';
 
 function outcomeAt(op: number): ApplyOutcome {
-  const entry: JournalEntry = {
-    kind: EntryKind.Release,
-    client: ZERO_CLIENT_ID,
-    session: 0,
-    request: 0,
-    userId: 0,
-    requestChecksum: ZERO_CHECKSUM,
-    body: Buffer.alloc(0),
-    op,
-    timestamp: BigInt(op),
-  };
-  return quietOutcome(entry, []);
+  return quietOutcome({ ...releaseDraft(ZERO_CLIENT_ID), op, timestamp: BigInt(op) }, []);
 }
 
 describe('PendingSubmissions', () => {
