@@ -1,3 +1,4 @@
+import { type JournalEntry } from '@once/journal';
 import { type ClientId } from '@once/protocol';
 
 /**
@@ -20,3 +21,17 @@ export interface ApplyContext {
 
 /** The user id of entries the node itself journals (genesis, releases, boots). */
 export const SYSTEM_USER_ID = 0;
+
+/**
+ * The context a handler (or a connection-scoped release) gets for `entry`.
+ * Built from the entry alone, so replay hands out the same one; a session
+ * other than the entry's own (one it evicted, say) acts as the system user.
+ */
+export function applyContextOf(entry: JournalEntry, client: ClientId = entry.client): ApplyContext {
+  return {
+    op: entry.op,
+    timestamp: entry.timestamp,
+    userId: client === entry.client ? entry.userId : SYSTEM_USER_ID,
+    client,
+  };
+}

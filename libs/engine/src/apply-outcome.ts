@@ -42,3 +42,21 @@ export interface ApplyOutcome {
   /** Sessions ended by this entry (evicted, logged out, expired), in order. */
   readonly endedSessions: readonly EndedSession[];
 }
+
+const NO_ENDED: readonly EndedSession[] = Object.freeze([]);
+
+/**
+ * The outcome of `entry` with nothing to send: the base every apply step
+ * fills in. `ended` is shared when empty, so quiet entries allocate no list.
+ */
+export function quietOutcome(entry: JournalEntry, ended: readonly EndedSession[]): ApplyOutcome {
+  return {
+    entry,
+    reply: undefined,
+    cached: false,
+    eviction: undefined,
+    result: undefined,
+    registered: undefined,
+    endedSessions: ended.length === 0 ? NO_ENDED : ended,
+  };
+}

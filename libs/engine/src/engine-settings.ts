@@ -41,3 +41,17 @@ export function validateSettings(settings: EngineSettings): EngineSettings {
 export function sameSettings(a: EngineSettings, b: EngineSettings): boolean {
   return a.clientsMax === b.clientsMax && a.ring === b.ring && a.sessionTtlMs === b.sessionTtlMs;
 }
+
+/** The body of a BOOT entry: the settings it puts in force, as JSON. */
+export function encodeSettings(settings: EngineSettings): Buffer {
+  return Buffer.from(JSON.stringify(settings));
+}
+
+/** Reads a BOOT entry's body; undefined when it is not valid settings (the entry then changes no limit). */
+export function decodeSettings(body: Buffer): EngineSettings | undefined {
+  try {
+    return validateSettings(JSON.parse(body.toString('utf8')) as EngineSettings);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,11 +1,30 @@
 export { type AdmissionContext } from './admission-context';
-export { type ApplyContext, SYSTEM_USER_ID } from './apply-context';
+export { type ApplyContext, SYSTEM_USER_ID, applyContextOf } from './apply-context';
+export { Applier, type ApplierOptions } from './applier';
 export { type ApplyOutcome, type EndedSession, type RegisteredSession } from './apply-outcome';
 export { CommandError, EngineRefusal } from './command.error';
 export { type CommandBody, decodeCommandBody, encodeCommandBody } from './command-body';
 export { type CommandHandler } from './command-handler';
 export { CommandRegistry, DuplicatePatternError } from './command-registry';
-export { Engine, type EngineOptions, type EnginePhase, type OutcomeCallback } from './engine';
+export {
+  Engine,
+  type EngineOptions,
+  type EnginePhase,
+  type FailureCallback,
+  type OutcomeCallback,
+} from './engine';
+export {
+  type ApplyRefusal,
+  CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
+  EPOCH_AHEAD_MESSAGE,
+  type RegisteredEpoch,
+  evictionAtApply,
+  ownedByOtherUserReply,
+  refusalAtApply,
+  registerReply,
+  replicatedReply,
+  requestGapMessage,
+} from './reply-frames';
 export { ApplyOrderError } from './apply-order.error';
 export { EngineUnavailableError } from './engine-unavailable.error';
 export { type EngineLogger, SILENT_LOGGER } from './engine-logger';
@@ -19,6 +38,11 @@ export {
 export { SnapshotInvalidError } from './engine-snapshot-codec';
 export { type ConnectionScopedState, type ModuleState, isConnectionScoped } from './module-state';
 export { type GenesisCommand, OnceNode, type OnceNodeOptions } from './once-node';
-export { type ReplayProgress, type ReplaySagaOptions, replaySaga } from './replay-saga';
+export {
+  type ReplayProgress,
+  type ReplaySagaOptions,
+  type ReplayTarget,
+  replaySaga,
+} from './replay-saga';
 export { type ReplayVerification, verifyReplay } from './replay-verification';
 export { DuplicateStateError, StateMismatchError, StateRegistry } from './state-registry';

@@ -86,7 +86,7 @@ export class OnceNode {
     return concat(
       defer(() => {
         engine.setPhase('replaying');
-        return replaySaga(this.journal, engine, {
+        return replaySaga(this.journal, engine.applier, {
           logger,
           progressIntervalMs: this.options.progressIntervalMs,
           ignoreSnapshots: this.options.ignoreSnapshots,

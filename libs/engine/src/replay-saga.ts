@@ -1,4 +1,4 @@
-import { type JournalStore } from '@once/journal';
+import { type Journal } from '@once/journal';
 import {
   type Observable,
   asyncScheduler,
@@ -12,7 +12,7 @@ import {
   throttleTime,
 } from 'rxjs';
 import { type ApplyOutcome } from './apply-outcome';
-import { type Engine } from './engine';
+import { Applier } from './applier';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 
 /** What the replay saga reports while it runs, and once when it is done. */
@@ -43,21 +43,34 @@ export interface ReplaySagaOptions {
 }
 
 /**
+ * What a replay applies into: an {@link Applier}, or whatever drives one (the
+ * live `Engine`), whose applier is then used. Replay never goes through the
+ * live path: it calls the applier's `apply`, the function live commits reach.
+ */
+export type ReplayTarget = Applier | { readonly applier: Applier };
+
+/** The applier a replay into `target` applies with. */
+export function applierOf(target: ReplayTarget): Applier {
+  return target instanceof Applier ? target : target.applier;
+}
+
+/**
  * The replay saga: rebuilds the engine's state at boot.
  *
  * 1. restore the newest snapshot that verifies (a corrupt or unreadable one is
  *    skipped with a warning, then an older one, then none: replay from op 1);
- * 2. stream the journal after the snapshot op through `engine.apply`, the same
+ * 2. stream the journal after the snapshot op through `Applier.apply`, the same
  *    function live commits use, in LevelDB batches; backpressure is natural
  *    because apply is synchronous and the next batch is read only after it;
  * 3. report progress and complete. A corrupt entry errors the stream with a
  *    JournalCorruptionError naming its op.
  */
 export function replaySaga(
-  journal: JournalStore,
-  engine: Engine,
+  journal: Journal,
+  target: ReplayTarget,
   options: ReplaySagaOptions = {},
 ): Observable<ReplayProgress> {
+  const applier = applierOf(target);
   const batchSize = options.batchSize ?? 1024;
   const intervalMs = options.progressIntervalMs ?? 1000;
   const logger = options.logger ?? SILENT_LOGGER;
@@ -65,7 +78,7 @@ export function replaySaga(
   const onOutcome = options.onOutcome;
   const restore = options.ignoreSnapshots
     ? Promise.resolve(0)
-    : restoreNewestSnapshot(journal, engine, logger);
+    : restoreNewestSnapshot(journal, applier, logger);
   return defer(() => from(restore)).pipe(
     switchMap((snapshotOp) => {
       const startedMs = performance.now();
@@ -80,22 +93,22 @@ export function replaySaga(
           totalEntries,
           entriesPerSecond: elapsedMs > 0 ? Math.round((appliedEntries * 1000) / elapsedMs) : 0,
           elapsedMs: Math.round(elapsedMs),
-          commitOp: engine.commitOp,
+          commitOp: applier.commitOp,
         };
       };
-      engine.setDeferredReplies(onOutcome === undefined);
+      applier.setDeferredReplies(onOutcome === undefined);
       const applied$ = from(journal.readBatches(snapshotOp + 1, batchSize)).pipe(
         map((batch) => {
           if (onOutcome) {
-            for (const entry of batch) onOutcome(engine.apply(entry));
+            for (const entry of batch) onOutcome(applier.apply(entry));
           } else {
-            for (const entry of batch) engine.apply(entry);
+            for (const entry of batch) applier.apply(entry);
           }
           appliedEntries += batch.length;
           return report(false);
         }),
         throttleTime(intervalMs, asyncScheduler, { leading: true, trailing: false }),
-        finalize(() => engine.setDeferredReplies(false)),
+        finalize(() => applier.setDeferredReplies(false)),
       );
       return concat(
         applied$,
@@ -106,8 +119,8 @@ export function replaySaga(
 }
 
 async function restoreNewestSnapshot(
-  journal: JournalStore,
-  engine: Engine,
+  journal: Journal,
+  applier: Applier,
   logger: EngineLogger,
 ): Promise<number> {
   const records = await journal.listSnapshots();
@@ -125,7 +138,7 @@ async function restoreNewestSnapshot(
       continue;
     }
     try {
-      const op = engine.restoreSnapshot(record.payload);
+      const op = applier.restoreSnapshot(record.payload);
       logger.log(`restored snapshot at op ${op}`);
       return op;
     } catch (error) {

@@ -1,7 +1,6 @@
-import { type JournalStore } from '@once/journal';
+import { type Journal } from '@once/journal';
 import { lastValueFrom } from 'rxjs';
-import { type Engine } from './engine';
-import { replaySaga } from './replay-saga';
+import { type ReplayTarget, applierOf, replaySaga } from './replay-saga';
 
 /** What replaying a whole journal from op 1 found. */
 export interface ReplayVerification {
@@ -14,7 +13,7 @@ export interface ReplayVerification {
 }
 
 /**
- * Replays the whole journal from op 1 into `engine` (fresh, at genesis) and
+ * Replays the whole journal from op 1 into `target` (fresh, at genesis) and
  * compares the state it reaches at the newest snapshot's op with that
  * snapshot, byte for byte: the snapshot is what the live node had at that op,
  * so a difference means the apply path is not deterministic (or the snapshot
@@ -22,25 +21,26 @@ export interface ReplayVerification {
  * with the journal's JournalCorruptionError naming the op.
  */
 export async function verifyReplay(
-  journal: JournalStore,
-  engine: Engine,
+  journal: Journal,
+  target: ReplayTarget,
 ): Promise<ReplayVerification> {
+  const applier = applierOf(target);
   const snapshot = (await journal.listSnapshots()).find(
     (record): record is { op: number; payload: Buffer } =>
       'payload' in record && record.op <= journal.lastOp,
   );
   let matches: boolean | undefined;
   const progress = await lastValueFrom(
-    replaySaga(journal, engine, {
+    replaySaga(journal, applier, {
       ignoreSnapshots: true,
       progressIntervalMs: 60_000,
       onOutcome: (outcome) => {
         if (snapshot && outcome.entry.op === snapshot.op) {
-          matches = engine.captureSnapshot().equals(snapshot.payload);
+          matches = applier.captureSnapshot().equals(snapshot.payload);
         }
       },
     }),
   );
-  if (snapshot && snapshot.op === 0) matches = engine.captureSnapshot().equals(snapshot.payload);
+  if (snapshot && snapshot.op === 0) matches = applier.captureSnapshot().equals(snapshot.payload);
   return { entries: progress.appliedEntries, snapshotOp: snapshot?.op, snapshotMatches: matches };
 }

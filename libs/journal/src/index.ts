@@ -1,5 +1,6 @@
 export { EntryKind, isEntryKind, type EntryDraft, type JournalEntry } from './journal-entry';
 export { ENTRY_HEADER_BYTES, EntryOffset, decodeEntry, encodeEntry } from './entry-codec';
+export { type Journal } from './journal-port';
 export { JournalStore, type JournalStoreOptions } from './journal-store';
 export { type SnapshotRecord } from './snapshot-codec';
 export { FORMAT_VERSION, type NodeMeta } from './node-meta';

@@ -10,6 +10,7 @@ import { JournalBusyError } from './journal-busy.error';
 import { JournalClosedError } from './journal-closed.error';
 import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
+import { type Journal } from './journal-port';
 import {
   newNodeMeta,
   type NodeMeta,
@@ -96,8 +97,12 @@ const REQUEST_CHECKSUM_END = EntryOffset.requestChecksum + 16;
  *
  * Data directory layout: `leveldb/` (sublevels `journal`, `snapshot`, `meta`)
  * and `node-secret` (32 random bytes, mode 0600).
+ *
+ * It is the single-node implementation of the {@link Journal} port; what it
+ * offers beyond the port (`append`, `durableOp`, `truncateFrom`, `meta`) is
+ * for operators' tools and tests.
  */
-export class JournalStore {
+export class JournalStore implements Journal {
   /** Absolute path of the data directory. */
   readonly dir: string;
   /** 32 random bytes created with the data directory (the resume-token HMAC key). */
@@ -217,6 +222,11 @@ export class JournalStore {
   /** The meta record as last written (settings included). */
   get meta(): NodeMeta {
     return this.#meta;
+  }
+
+  /** `meta.settings`: what the last `updateSettings` wrote, `null` until then. */
+  get settings(): unknown {
+    return this.#meta.settings;
   }
 
   /** Highest op assigned (its entry may still be syncing); 0 when empty. */

@@ -1,0 +1,359 @@
+import { ClientTable } from '@once/client-table';
+import { EntryKind, type JournalEntry } from '@once/journal';
+import {
+  type ClientId,
+  EvictionReason,
+  HEADER_SIZE,
+  Operation,
+  ZERO_CLIENT_ID,
+  mintResumeToken,
+  okBody,
+} from '@once/protocol';
+import { applyContextOf } from './apply-context';
+import { ApplyOrderError } from './apply-order.error';
+import {
+  type ApplyOutcome,
+  type EndedSession,
+  type RegisteredSession,
+  quietOutcome,
+} from './apply-outcome';
+import { type CommandRegistry } from './command-registry';
+import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
+import {
+  type EngineSettings,
+  GENESIS_SETTINGS,
+  decodeSettings,
+  validateSettings,
+} from './engine-settings';
+import { decodeEngineSnapshot, encodeEngineSnapshot } from './engine-snapshot-codec';
+import { ExpiredSessions } from './expired-sessions';
+import { runCommandHandler } from './handler-runner';
+import {
+  evictionAtApply,
+  ownedByOtherUserReply,
+  refusalAtApply,
+  registerReply,
+  replicatedReply,
+} from './reply-frames';
+import { type StateRegistry } from './state-registry';
+
+export interface ApplierOptions {
+  readonly commands: CommandRegistry;
+  readonly states: StateRegistry;
+  /** Signs the resume token of every REGISTER reply; the journal's node secret. */
+  readonly nodeSecret: Buffer;
+  /** For entries that cannot change anything (a BOOT with unreadable settings). */
+  readonly logger?: EngineLogger;
+}
+
+type SessionGone = 'no-session' | 'session-too-low';
+type RequestRefused = 'epoch-ahead' | 'not-next';
+/** A session's identity as it ends, from the table or from its expiry. */
+type EndingSession = Omit<EndedSession, 'reason'>;
+
+/**
+ * The apply path: the only code that changes the client table, the module
+ * states and the limits in force, called by live commits and by replay alike
+ * (DESIGN.md: one apply path). It does no I/O, keeps no callbacks and knows
+ * no phases, so nothing but the entries decides what it holds.
+ *
+ * Invariants:
+ * - entries are applied exactly once each, in op order, contiguously
+ *   (`entry.op === commitOp + 1`);
+ * - an outcome is a function of the entry and the state before it (no clock,
+ *   no randomness), so a replay rebuilds every cached reply byte for byte;
+ * - whoever calls `apply` has made sure the entry is durable.
+ */
+export class Applier {
+  readonly commands: CommandRegistry;
+  readonly states: StateRegistry;
+  /**
+   * Where handler crashes are reported: set by the live node while it
+   * serves, unset during replay (an old crash is not news at every boot).
+   */
+  handlerFailureLog: EngineLogger | undefined;
+  private readonly nodeSecret: Buffer;
+  private readonly logger: EngineLogger;
+  private readonly genesisStates: Array<[string, string]>;
+
+  private tableValue = genesisTable();
+  private expired = new ExpiredSessions();
+  private settingsValue: EngineSettings = GENESIS_SETTINGS;
+  private commitOpValue = 0;
+  private commitTimestampValue = 0n;
+  private restoredOpValue = 0;
+  /** While replaying with nobody watching outcomes: cached replies are encoded on first read. */
+  private deferReplies = false;
+
+  constructor(options: ApplierOptions) {
+    this.commands = options.commands;
+    this.states = options.states;
+    this.nodeSecret = options.nodeSecret;
+    this.logger = options.logger ?? SILENT_LOGGER;
+    this.genesisStates = this.states.snapshot();
+  }
+
+  get table(): ClientTable {
+    return this.tableValue;
+  }
+  get settings(): EngineSettings {
+    return this.settingsValue;
+  }
+  /** Highest op applied. */
+  get commitOp(): number {
+    return this.commitOpValue;
+  }
+  /** Journal timestamp of {@link commitOp} (0n at genesis). */
+  get commitTimestamp(): bigint {
+    return this.commitTimestampValue;
+  }
+  /** Op of the snapshot the state was restored from; 0 when it was built from genesis. */
+  get restoredOp(): number {
+    return this.restoredOpValue;
+  }
+
+  /**
+   * Replay mode: outcomes carry no reply bytes and the table encodes cached
+   * replies lazily. The replies are the same bytes, computed later or never.
+   */
+  setDeferredReplies(deferred: boolean): void {
+    this.deferReplies = deferred;
+  }
+
+  /** Why `client` has no session: EXPIRED if it expired (and was not registered since), else NO_SESSION. */
+  goneReason(client: ClientId): EvictionReason.Expired | EvictionReason.NoSession {
+    return this.expired.has(client) ? EvictionReason.Expired : EvictionReason.NoSession;
+  }
+
+  // ---------------------------------------------------------------- apply path
+
+  /** THE apply function. Live commits and replay both call exactly this. */
+  apply(entry: JournalEntry): ApplyOutcome {
+    if (entry.op !== this.commitOpValue + 1) {
+      throw new ApplyOrderError(entry.op, this.commitOpValue);
+    }
+    const ended: EndedSession[] = [];
+    this.expireIdleSessions(entry, ended);
+    const outcome = this.applyKind(entry, ended);
+    this.commitOpValue = entry.op;
+    this.commitTimestampValue = entry.timestamp;
+    return outcome;
+  }
+
+  private applyKind(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+    switch (entry.kind) {
+      case EntryKind.Register:
+        return this.applyRegister(entry, ended);
+      case EntryKind.Logout:
+        return this.applyLogout(entry, ended);
+      case EntryKind.Command:
+        return entry.client === ZERO_CLIENT_ID
+          ? this.applySystemCommand(entry, ended)
+          : this.applyCommand(entry, ended);
+      case EntryKind.Release:
+        this.states.releaseClient(entry.client, applyContextOf(entry));
+        return quietOutcome(entry, ended);
+      case EntryKind.Boot:
+        return this.applyBoot(entry, ended);
+      default:
+        throw new ApplyOrderError(
+          entry.op,
+          this.commitOpValue,
+          `unknown entry kind ${String(entry.kind)}`,
+        );
+    }
+  }
+
+  private applyRegister(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+    const result = this.tableValue.commitRegister(
+      entry.op,
+      entry.timestamp,
+      entry.client,
+      entry.userId,
+    );
+    if (result.kind === 'owned-by-other-user') {
+      return { ...quietOutcome(entry, ended), reply: ownedByOtherUserReply(entry) };
+    }
+    this.expired.forget(entry.client);
+    if (result.evicted) this.endSession(entry, result.evicted, EvictionReason.Evicted, ended);
+    if (result.previousEpoch !== undefined) {
+      // A resume starts a new connection life: what the session held while its
+      // previous connection lived is released, here, so replay agrees.
+      this.states.releaseClient(entry.client, applyContextOf(entry));
+    }
+    const { epoch, watermark } = result;
+    const resumeToken = mintResumeToken(this.nodeSecret, entry.client, epoch);
+    const registered: RegisteredSession = {
+      client: entry.client,
+      epoch,
+      userId: entry.userId,
+      watermark,
+      previousEpoch: result.previousEpoch,
+    };
+    const reply = registerReply(entry, { epoch, watermark, resumeToken });
+    return { ...quietOutcome(entry, ended), reply, registered };
+  }
+
+  private applyLogout(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+    const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
+    if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
+    const removed = this.tableValue.get(entry.client);
+    if (removed) this.endSession(entry, removed, EvictionReason.LoggedOut, ended);
+    const reply = replicatedReply(entry, Operation.Logout, okBody({}));
+    return { ...quietOutcome(entry, ended), reply };
+  }
+
+  private applyCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+    const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
+    if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
+    const resultText = runCommandHandler(this.commands, entry, this.handlerFailureLog);
+    const encode = (): Buffer => replicatedReply(entry, Operation.Command, resultText);
+    // Replay: the ring drops most replies before anyone asks, so the table
+    // keeps the encoder and builds a reply (the same bytes) when first read.
+    const reply = this.deferReplies ? undefined : encode();
+    this.tableValue.commitReply(
+      entry.op,
+      entry.timestamp,
+      entry.client,
+      entry.session,
+      entry.request,
+      entry.requestChecksum,
+      reply ?? encode,
+    );
+    const result = reply?.subarray(HEADER_SIZE);
+    return { ...quietOutcome(entry, ended), reply, cached: true, result };
+  }
+
+  private applySystemCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+    const result = Buffer.from(runCommandHandler(this.commands, entry, this.handlerFailureLog));
+    return { ...quietOutcome(entry, ended), result };
+  }
+
+  private applyBoot(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+    const settings = decodeSettings(entry.body);
+    if (settings) {
+      this.settingsValue = settings;
+      const evicted = this.tableValue.setLimits({
+        capacity: settings.clientsMax,
+        ring: settings.ring,
+      });
+      for (const victim of evicted) this.endSession(entry, victim, EvictionReason.Evicted, ended);
+    } else {
+      this.logger.error(
+        `BOOT entry at op ${entry.op} carries unreadable settings; limits unchanged`,
+      );
+    }
+    // After a restart no connection survives: whatever was held only while
+    // connected is released, by this journaled entry, so replay agrees.
+    for (const client of this.states.holders()) {
+      this.states.releaseClient(client, applyContextOf(entry, client));
+    }
+    return quietOutcome(entry, ended);
+  }
+
+  /** A COMMAND or LOGOUT that can no longer apply (fenced, evicted, …): answered, not cached. */
+  private refuseAtApply(
+    entry: JournalEntry,
+    verdict: SessionGone | RequestRefused,
+    ended: EndedSession[],
+  ): ApplyOutcome {
+    const watermark = this.tableValue.get(entry.client)?.watermark ?? 0;
+    const operation = entry.kind === EntryKind.Logout ? Operation.Logout : Operation.Command;
+    if (verdict === 'no-session' || verdict === 'session-too-low') {
+      const reason =
+        verdict === 'session-too-low'
+          ? EvictionReason.SessionTooLow
+          : this.goneReason(entry.client);
+      const reply = evictionAtApply(entry, operation, reason, watermark);
+      return { ...quietOutcome(entry, ended), reply, eviction: reason };
+    }
+    const reply = refusalAtApply(entry, operation, verdict, watermark);
+    return { ...quietOutcome(entry, ended), reply };
+  }
+
+  /** Sessions idle past the TTL by `entry`'s journal time end before it applies. */
+  private expireIdleSessions(entry: JournalEntry, ended: EndedSession[]): void {
+    const ttlMs = this.settingsValue.sessionTtlMs;
+    if (ttlMs === 0) return;
+    const cutoff = entry.timestamp - BigInt(ttlMs) * 1_000_000n;
+    if (cutoff <= 0n) return;
+    for (const expired of this.tableValue.expireBefore(cutoff)) {
+      this.expired.remember(expired.client, expired.epoch, this.settingsValue.clientsMax);
+      this.states.releaseClient(expired.client, applyContextOf(entry, expired.client));
+      ended.push(endedSession(expired, EvictionReason.Expired));
+    }
+  }
+
+  private endSession(
+    entry: JournalEntry,
+    session: EndingSession,
+    reason: EvictionReason.Evicted | EvictionReason.LoggedOut,
+    ended: EndedSession[],
+  ): void {
+    if (reason === EvictionReason.LoggedOut) this.tableValue.remove(session.client);
+    this.states.releaseClient(session.client, applyContextOf(entry, session.client));
+    ended.push(endedSession(session, reason));
+  }
+
+  // ----------------------------------------------------------------- snapshots
+
+  /** The whole replicated state at `commitOp`, deterministic bytes. */
+  captureSnapshot(): Buffer {
+    return encodeEngineSnapshot({
+      op: this.commitOpValue,
+      timestamp: this.commitTimestampValue,
+      settings: this.settingsValue,
+      expired: this.expired.toSnapshot(),
+      table: this.tableValue.snapshot(),
+      states: this.states.snapshot(),
+    });
+  }
+
+  /**
+   * Replaces the whole state with a snapshot; returns its op. All or nothing:
+   * on any error the applier is back at genesis (op 0) and the error is rethrown.
+   */
+  restoreSnapshot(payload: Buffer): number {
+    try {
+      const snapshot = decodeEngineSnapshot(payload);
+      const table = ClientTable.restore(snapshot.table);
+      const settings = validateSettings(snapshot.settings);
+      this.states.restore(snapshot.states);
+      this.tableValue = table;
+      this.settingsValue = settings;
+      this.expired = new ExpiredSessions(snapshot.expired);
+      this.commitOpValue = snapshot.op;
+      this.commitTimestampValue = snapshot.timestamp;
+      this.restoredOpValue = snapshot.op;
+      return snapshot.op;
+    } catch (error) {
+      this.resetToGenesis();
+      throw error;
+    }
+  }
+
+  /** Back to the state before op 1: what a full replay starts from. */
+  resetToGenesis(): void {
+    this.states.restore(this.genesisStates);
+    this.tableValue = genesisTable();
+    this.settingsValue = GENESIS_SETTINGS;
+    this.expired = new ExpiredSessions();
+    this.commitOpValue = 0;
+    this.commitTimestampValue = 0n;
+    this.restoredOpValue = 0;
+  }
+}
+
+function genesisTable(): ClientTable {
+  return new ClientTable({ capacity: GENESIS_SETTINGS.clientsMax, ring: GENESIS_SETTINGS.ring });
+}
+
+function endedSession(session: EndingSession, reason: EndedSession['reason']): EndedSession {
+  return {
+    client: session.client,
+    epoch: session.epoch,
+    userId: session.userId,
+    watermark: session.watermark,
+    reason,
+  };
+}

@@ -1,0 +1,76 @@
+import { type Journal } from '@once/journal';
+import { type Applier } from './applier';
+import { type EngineLogger } from './engine-logger';
+
+/**
+ * When the live node writes snapshots: every `everyOps` applied ops, and on
+ * demand (a graceful stop). A snapshot is captured synchronously, between two
+ * applies, so it is exactly the state at one op; it is written in the
+ * background while commits keep flowing, one write at a time.
+ *
+ * Why snapshots at all: they bound the replay at boot. A snapshot that cannot
+ * be written is only a warning, since the journal still holds everything.
+ */
+export class SnapshotScheduler {
+  private write: Promise<void> | undefined;
+  /** Op of the last snapshot taken here; undefined until one is (then the restored one counts). */
+  private takenOp: number | undefined;
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly applier: Applier,
+    private readonly everyOps: number,
+    private readonly logger: EngineLogger,
+  ) {}
+
+  /** Op of the newest snapshot the journal holds of this state's history, as far as this node knows. */
+  get lastSnapshotOp(): number {
+    return this.takenOp ?? this.applier.restoredOp;
+  }
+
+  /** Whether the state moved past the newest snapshot. */
+  get behind(): boolean {
+    return this.applier.commitOp > this.lastSnapshotOp;
+  }
+
+  /** The state was replaced (restored or reset): the restored snapshot is the newest again. */
+  forgetTaken(): void {
+    this.takenOp = undefined;
+  }
+
+  /** Called after each group of applies: takes a snapshot when `everyOps` ops passed. */
+  afterApply(): void {
+    if (this.everyOps > 0 && this.applier.commitOp - this.lastSnapshotOp >= this.everyOps) {
+      void this.take();
+    }
+  }
+
+  /** Captures now, writes in the background; a second call while writing joins that write. */
+  take(): Promise<void> {
+    if (this.write) return this.write;
+    const op = this.applier.commitOp;
+    const payload = this.applier.captureSnapshot();
+    this.takenOp = op;
+    const started = performance.now();
+    const write = this.journal
+      .saveSnapshot(op, payload)
+      .then(
+        () =>
+          this.logger.log(
+            `snapshot at op ${op} written (${payload.length} bytes, ${Math.round(performance.now() - started)} ms)`,
+          ),
+        (error: unknown) =>
+          this.logger.warn(`snapshot at op ${op} could not be written: ${String(error)}`),
+      )
+      .finally(() => {
+        this.write = undefined;
+      });
+    this.write = write;
+    return write;
+  }
+
+  /** Resolves once no snapshot write is running. */
+  async settled(): Promise<void> {
+    if (this.write) await this.write;
+  }
+}

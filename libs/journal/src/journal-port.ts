@@ -1,0 +1,85 @@
+import { type EntryDraft, type JournalEntry } from './journal-entry';
+import { type SnapshotRecord } from './snapshot-codec';
+
+/**
+ * The journal as the engine sees it: the port between the apply path and
+ * whatever stores the log. {@link JournalStore} (LevelDB, one node) is one
+ * implementation; a replicated one (NATS JetStream) is meant to be another.
+ * Only what the engine, the replay saga and the gateway's flow control use is
+ * here, so a second implementation has little to honour, and each member says
+ * what it must guarantee.
+ *
+ * The contract as a whole: ops are contiguous from 1 and assigned in call
+ * order; an entry is reported durable only once it can no longer be lost; and
+ * the journal is fail-stop (after one failed write it takes nothing more, since
+ * it can no longer tell which ops survived).
+ */
+export interface Journal {
+  /**
+   * The secret this node (or cluster) signs resume tokens with. Stable for the
+   * life of the data: a token minted before a restart must still verify.
+   */
+  readonly nodeSecret: Buffer;
+
+  /** Highest op assigned (its entry may still be on its way to disk); 0 when empty. */
+  readonly lastOp: number;
+
+  /**
+   * Entries enqueued whose durability is not yet reported; 0 once failed.
+   * The gateway bounds it to stop reading sockets when the disk falls behind.
+   */
+  readonly pendingCount: number;
+
+  /** Free-form JSON last written by {@link updateSettings}; `null` until then. */
+  readonly settings: unknown;
+
+  /** Synced writes and the entries in them since open, for the stop log line. */
+  readonly writeStats: { readonly batches: number; readonly entries: number };
+
+  /**
+   * Assigns `draft` the next op (`lastOp + 1`) and a timestamp that never
+   * decreases, queues it for a durable write and returns the entry at once.
+   * Durability is reported only to {@link onDurable}, failure only to
+   * {@link onFailure}. Throws (taking no op) for an invalid draft
+   * (InvalidEntryError), a failed journal or a closed one.
+   */
+  enqueue(draft: EntryDraft): JournalEntry;
+
+  /**
+   * Calls `listener` synchronously with each batch of entries that became
+   * durable, in op order, every op exactly once and none before it is durable.
+   * Returns the unsubscribe function.
+   */
+  onDurable(listener: (entries: readonly JournalEntry[]) => void): () => void;
+
+  /**
+   * Calls `listener` once, with the error of the first failed write. Entries
+   * still pending then are never reported durable. Returns the unsubscribe function.
+   */
+  onFailure(listener: (error: Error) => void): () => void;
+
+  /**
+   * Reads ops `fromOp`.. the end, verified and contiguous, in batches of up to
+   * `batchSize` entries; what replay applies. Throws JournalCorruptionError
+   * naming the first bad or missing op.
+   */
+  readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
+
+  /**
+   * Stores a snapshot of the state after applying `op` (never beyond what is
+   * durable), keeping only the newest few. Resolves once it is durable.
+   */
+  saveSnapshot(op: number, payload: Buffer): Promise<void>;
+
+  /** Stored snapshots, newest first; an unusable one is an error record, never a throw. */
+  listSnapshots(): Promise<SnapshotRecord[]>;
+
+  /** Replaces {@link settings} with a JSON copy of `settings`; resolves once durable. */
+  updateSettings(settings: unknown): Promise<void>;
+
+  /**
+   * Takes nothing more, lets what is queued be written (or fail), then
+   * releases the storage. Idempotent.
+   */
+  close(): Promise<void>;
+}
