@@ -18,12 +18,18 @@ export {
   CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
   EPOCH_AHEAD_MESSAGE,
   type RegisteredEpoch,
+  answerFrame,
+  badFrameReply,
+  evictionAnswer,
   evictionAtApply,
+  inFlightNotReady,
   ownedByOtherUserReply,
   refusalAtApply,
   registerReply,
   replicatedReply,
+  pingReply,
   requestGapMessage,
+  unaskedEviction,
 } from './reply-frames';
 export { ApplyOrderError } from './apply-order.error';
 export { EngineUnavailableError } from './engine-unavailable.error';

@@ -1,10 +1,14 @@
 import { type JournalEntry } from '@once/journal';
 import {
+  type ClientId,
   Command,
   type EvictionReason,
+  type Frame,
   Operation,
+  STATUS_NAMES,
   Status,
   encodeFrame,
+  encodeReplyTo,
   errorBody,
 } from '@once/protocol';
 
@@ -24,8 +28,9 @@ import {
  * - `watermark`: a COMMAND/LOGOUT reply's own `request`, otherwise the
  *   session's highest committed request number.
  *
- * They live in one module so that the gateway, which answers the same
- * situations before anything is journaled, can build the same frames.
+ * The second half of this module builds the frames the gateway answers with
+ * before anything is journaled (refusals echoing the request, PING, EVICTIONs
+ * nobody asked for): every frame a node sends is built here.
  */
 
 /** PROTOCOL.md status 6's message, at admission and at apply alike. */
@@ -183,5 +188,99 @@ export function refusalAtApply(
     refusal === 'epoch-ahead'
       ? errorBody('EPOCH_AHEAD', EPOCH_AHEAD_MESSAGE)
       : errorBody('REQUEST_GAP', requestGapMessage(watermark + 1)),
+  );
+}
+
+// ------------------------------------------------- answers without journaling
+
+/**
+ * Frames that answer a request without journaling it echo its header
+ * (`client`, `session`, `request`, its `checksum_body` as `request_checksum`);
+ * `op` and `timestamp` are 0 and `commit` is the node's commit op when the
+ * frame is built (0 before the journal is open).
+ */
+
+/** A REPLY with a non-OK status, echoing the request; the body names the status and says why. */
+export function answerFrame(
+  request: Frame,
+  status: Status,
+  message: string,
+  commit: number,
+  watermark = 0,
+): Buffer {
+  return encodeReplyTo(
+    request,
+    { command: Command.Reply, status, commit, watermark },
+    errorBody(STATUS_NAMES[status], message),
+  );
+}
+
+/** An EVICTION no request asked for: the session a connection held ended or moved. */
+export function unaskedEviction(
+  client: ClientId,
+  epoch: number,
+  reason: EvictionReason,
+  commit: number,
+  watermark: number,
+): Buffer {
+  return encodeFrame({
+    command: Command.Eviction,
+    operation: 0,
+    status: reason,
+    client,
+    session: epoch,
+    commit,
+    watermark,
+  });
+}
+
+/** The PING reply: version, commit op, and whether the node serves. */
+export function pingReply(request: Frame, commit: number, ready: boolean): Buffer {
+  const body = JSON.stringify({ version: 1, commit, ready });
+  return encodeReplyTo(request, { command: Command.Reply, status: Status.Ok, commit }, body);
+}
+
+/** A framing failure's reply (BAD_FRAME, VERSION_UNSUPPORTED); the connection closes after it. */
+export function badFrameReply(status: Status, message: string, commit: number): Buffer {
+  return encodeFrame(
+    { command: Command.Reply, operation: 0, status, commit },
+    errorBody(STATUS_NAMES[status], message),
+  );
+}
+
+/** The EVICTION that refuses a request whose session is gone or fenced, echoing it. */
+export function evictionAnswer(
+  request: Frame,
+  reason: EvictionReason,
+  commit: number,
+  watermark: number,
+): Buffer {
+  return encodeReplyTo(request, { command: Command.Eviction, status: reason, commit, watermark });
+}
+
+/** In flight when the journal failed: NOT_READY for (client, epoch, request), so its client retries it. */
+export function inFlightNotReady(
+  inFlight: {
+    client: ClientId;
+    epoch: number;
+    request: number;
+    operation: number;
+    checksum: Buffer;
+  },
+  message: string,
+  commit: number,
+): Buffer {
+  return encodeFrame(
+    {
+      command: Command.Reply,
+      operation: inFlight.operation,
+      status: Status.NotReady,
+      client: inFlight.client,
+      session: inFlight.epoch,
+      request: inFlight.request,
+      resumeToken: inFlight.checksum,
+      commit,
+    },
+    errorBody('NOT_READY', message),
   );
 }

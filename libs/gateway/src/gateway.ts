@@ -1,6 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { type Socket } from 'node:net';
-import { type ApplyOutcome, type Engine } from '@once/engine';
+import {
+  type ApplyOutcome,
+  type Engine,
+  answerFrame,
+  badFrameReply,
+  pingReply,
+} from '@once/engine';
 import { type ClientEntry } from '@once/client-table';
 import {
   type GatewayException,
@@ -23,14 +29,7 @@ import {
   verifyResumeToken,
 } from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
-import {
-  INTERNAL_ERROR_MESSAGE,
-  NOT_READY_MESSAGE,
-  answerFrame,
-  badFrameReply,
-  pingReply,
-  sessionRefusalFrame,
-} from './gateway-answers';
+import { INTERNAL_ERROR_MESSAGE, NOT_READY_MESSAGE, sessionRefusalFrame } from './gateway-answers';
 import { GatewayConnection, type ConnectionHost } from './gateway-connection';
 import { type ResolvedGatewayOptions } from './gateway-options';
 import { HandlerPipeline, type HandlerSource } from './handler-pipeline';

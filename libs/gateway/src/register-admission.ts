@@ -1,5 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { type ApplyOutcome, EngineUnavailableError } from '@once/engine';
+import {
+  type ApplyOutcome,
+  CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
+  EngineUnavailableError,
+} from '@once/engine';
 import { type OnceRuntime } from '@once/framework';
 import { EntryKind } from '@once/journal';
 import {
@@ -69,7 +73,7 @@ export class RegisterAdmission {
         connection,
         frame,
         Status.ClientOwnedByOtherUser,
-        'this client id belongs to another user’s session',
+        CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
       );
     }
     if (!this.host.serving()) {

@@ -1,4 +1,10 @@
-import { type ApplyOutcome, EngineUnavailableError, encodeCommandBody } from '@once/engine';
+import {
+  type ApplyOutcome,
+  EngineUnavailableError,
+  encodeCommandBody,
+  inFlightNotReady,
+  requestGapMessage,
+} from '@once/engine';
 import {
   AdmissionTicket,
   type GatewayException,
@@ -11,15 +17,7 @@ import {
   resumeVerdict,
 } from '@once/framework';
 import { EntryKind } from '@once/journal';
-import {
-  Command,
-  type Frame,
-  Operation,
-  type ParsedRequest,
-  Status,
-  encodeFrame,
-  errorBody,
-} from '@once/protocol';
+import { type Frame, Operation, type ParsedRequest, Status } from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
@@ -114,11 +112,7 @@ export class ReplicatedAdmission {
         return { kind: 'in-flight' };
       }
       case 'gap':
-        return answer(
-          Status.RequestGap,
-          `the next request number is ${check.nextExpected}`,
-          check.watermark,
-        );
+        return answer(Status.RequestGap, requestGapMessage(check.nextExpected), check.watermark);
       case 'invalid-request':
         return answer(Status.InvalidRequest, 'request numbers start at 1', watermark);
       case 'no-session':
@@ -257,21 +251,7 @@ export class ReplicatedAdmission {
   failInFlight(commit: number): void {
     for (const [client, inFlight] of this.flights.all()) {
       const target = this.router.target(client, inFlight.epoch, inFlight.origin);
-      target?.send(
-        encodeFrame(
-          {
-            command: Command.Reply,
-            operation: inFlight.operation,
-            status: Status.NotReady,
-            client,
-            session: inFlight.epoch,
-            request: inFlight.request,
-            resumeToken: inFlight.checksum,
-            commit,
-          },
-          errorBody('NOT_READY', JOURNAL_FAILED_MESSAGE),
-        ),
-      );
+      target?.send(inFlightNotReady({ client, ...inFlight }, JOURNAL_FAILED_MESSAGE, commit));
     }
     this.flights.clear();
   }

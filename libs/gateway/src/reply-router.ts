@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { type ApplyOutcome, type EndedSession } from '@once/engine';
+import { type ApplyOutcome, type EndedSession, unaskedEviction } from '@once/engine';
 import { type SessionBinding } from '@once/framework';
 import { type ClientId, EvictionReason } from '@once/protocol';
-import { unaskedEviction } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
 import { SessionBindings } from './session-bindings';
 

@@ -1,9 +1,10 @@
+import { EPOCH_AHEAD_MESSAGE } from '@once/engine';
 import { GatewayException } from './gateway.exception';
 
 /** The request names an epoch newer than the table's: a client bug, answered EPOCH_AHEAD. */
 export class EpochAheadException extends GatewayException {
   readonly code = 'EPOCH_AHEAD';
   constructor(readonly watermark: number) {
-    super('the session epoch is newer than the table’s');
+    super(EPOCH_AHEAD_MESSAGE);
   }
 }
