@@ -186,7 +186,10 @@ export class ReplicatedAdmission {
       return true;
     } catch (error) {
       if (!(error instanceof EngineUnavailableError)) throw error;
-      this.host.answer(connection, frame, Status.NotReady, JOURNAL_FAILED_MESSAGE);
+      // Unless the failure already answered it (failInFlight cleared its flight).
+      if (this.flights.inFlight(draft.client, draft.session, draft.request)) {
+        this.host.answer(connection, frame, Status.NotReady, JOURNAL_FAILED_MESSAGE);
+      }
       return false;
     }
   }
