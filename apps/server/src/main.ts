@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     colors: config.logFormat === 'text' && Boolean(process.stdout.isTTY),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
   });
+  for (const deprecation of config.deprecations) logger.warn(deprecation, 'Once');
   if (config.verify) process.exit(await verifyJournal(config, logger));
   if (config.truncateCorruptTail) process.exit(await truncateCorruptTail(config, logger));
   if (config.adminPasswordIsDefault) {
@@ -55,14 +56,14 @@ async function main(): Promise<void> {
   const strategy = new OnceServer({
     host: config.host,
     port: config.port,
-    maxFrameBytes: config.maxFrameBytes,
-    maxConnections: config.maxConnections,
-    maxPendingEntries: config.maxPendingEntries,
-    maxWriteBufferBytes: config.maxWriteBufferBytes,
+    frameBytesMax: config.frameBytesMax,
+    connectionsMax: config.connectionsMax,
+    pendingEntriesMax: config.pendingEntriesMax,
+    writeBufferBytesMax: config.writeBufferBytesMax,
     partialFrameTimeoutMs: config.partialFrameTimeoutMs,
-    idleUnboundTimeoutMs: config.idleTimeoutMs,
-    maxFailedRegistersPerAddressPerMinute: config.registerFailuresPerMinute,
-    maxFailedRegistersPerConnection: config.registerFailuresPerConnection,
+    idleUnboundTimeoutMs: config.idleUnboundTimeoutMs,
+    registerFailuresPerAddressPerMinuteMax: config.registerFailuresPerAddressPerMinuteMax,
+    registerFailuresPerConnectionMax: config.registerFailuresPerConnectionMax,
     tls: readTls(config),
   });
   const app = await NestFactory.createMicroservice(
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
       clientsMax: config.clientsMax,
       ring: config.ring,
       sessionTtlMs: config.sessionTtlMs,
-      snapshotEveryOps: config.snapshotEvery,
+      snapshotEveryOps: config.snapshotEveryOps,
       genesis: adminGenesis(config.adminPassword),
     }),
     { strategy, logger, abortOnError: false },
