@@ -31,7 +31,7 @@ import {
  *   answering busy (PROTOCOL.md: "It never answers busy for a well-formed
  *   request").
  * - maxWriteBufferBytes: reply bytes a peer left unread from earlier turns;
- *   past it the connection is closed (ONCE_MAX_WRITE_BUFFER on the reference
+ *   past it the connection is closed (ONCE_WRITE_BUFFER_BYTES_MAX on the reference
  *   service; set on `new OnceServer(...)` here).
  */
 
