@@ -56,7 +56,10 @@ export class OnceNode {
   ) {}
 
   static async open(options: OnceNodeOptions): Promise<OnceNode> {
-    const journal = await JournalStore.open(options.dataDir, options.journal);
+    const journal = await JournalStore.open(options.dataDir, {
+      notice: (message) => options.logger?.warn(message),
+      ...options.journal,
+    });
     try {
       const engine = new Engine({
         journal,
