@@ -1,23 +1,8 @@
-import { ClassicLevel } from 'classic-level';
+import { neverCompletedDataDirectory } from '@once/testing';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runServiceToExit } from '../support/wire';
-
-/**
- * The state a power loss during the very first start could leave with
- * LevelDB 1.20 (classic-level 3), which does not sync the manifest before
- * CURRENT names it: CURRENT names an empty manifest, nothing was committed.
- */
-async function neverCompletedDirectory(dir: string): Promise<void> {
-  const leveldb = join(dir, 'leveldb');
-  await fs.mkdir(dir, { recursive: true });
-  const db = new ClassicLevel(leveldb);
-  await db.open();
-  await db.close();
-  const manifest = (await fs.readFile(join(leveldb, 'CURRENT'), 'utf8')).trim();
-  await fs.truncate(join(leveldb, manifest), 0);
-}
 
 describe('given a data directory whose first start was cut short (CURRENT names an empty manifest)', () => {
   let root: string;
@@ -25,7 +10,7 @@ describe('given a data directory whose first start was cut short (CURRENT names 
   beforeAll(async () => {
     root = await fs.mkdtemp(join(tmpdir(), 'once-incomplete-'));
     dir = join(root, 'data');
-    await neverCompletedDirectory(dir);
+    await neverCompletedDataDirectory(dir);
   });
   afterAll(() => fs.rm(root, { recursive: true, force: true }));
 

@@ -1,24 +1,8 @@
-import { ClassicLevel } from 'classic-level';
+import { neverCompletedDataDirectory } from '@once/testing';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { JournalStore } from './journal-store';
-
-/**
- * What a power loss during the very first start could leave with LevelDB
- * 1.20: CURRENT written and synced, the manifest it names never synced
- * (empty), nothing committed.
- */
-async function neverCompletedDirectory(dir: string): Promise<string> {
-  const leveldb = join(dir, 'leveldb');
-  await fs.mkdir(dir, { recursive: true });
-  const db = new ClassicLevel(leveldb);
-  await db.open();
-  await db.close();
-  const manifest = (await fs.readFile(join(leveldb, 'CURRENT'), 'utf8')).trim();
-  await fs.truncate(join(leveldb, manifest), 0);
-  return manifest;
-}
 
 function causes(error: unknown): string[] {
   const messages: string[] = [];
@@ -65,7 +49,7 @@ describe('data directory creation', () => {
 
   it('when CURRENT names an empty manifest and nothing was committed, then it refuses with DATA_DIR_INCOMPLETE, says how to recover and deletes nothing', async () => {
     const dir = join(root, 'data');
-    const manifest = await neverCompletedDirectory(dir);
+    const manifest = await neverCompletedDataDirectory(dir);
     const before = await fs.readdir(join(dir, 'leveldb'));
     const error = await JournalStore.open(dir).then(
       () => undefined,
