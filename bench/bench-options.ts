@@ -16,7 +16,7 @@ export interface BenchOptions {
   readonly durationMs: number;
   /** Ops in each journal filled for the restart figures. */
   readonly restartOps: number;
-  /** ONCE_SNAPSHOT_EVERY of the with-snapshot restart case. */
+  /** ONCE_SNAPSHOT_EVERY_OPS of the with-snapshot restart case. */
   readonly restartSnapshotEveryOps: number;
   /** Restarts timed per case; the median is reported. */
   readonly restartRepeats: number;

@@ -9,7 +9,7 @@ export interface OnceServiceOptions {
   readonly build: BuildSnapshot;
   readonly dataDir: string;
   readonly adminPassword: string;
-  /** ONCE_SNAPSHOT_EVERY. */
+  /** ONCE_SNAPSHOT_EVERY_OPS. */
   readonly snapshotEveryOps: number;
 }
 
@@ -55,7 +55,7 @@ export class OnceService {
         ONCE_PORT: '0',
         ONCE_DATA_DIR: options.dataDir,
         ONCE_ADMIN_PASSWORD: options.adminPassword,
-        ONCE_SNAPSHOT_EVERY: String(options.snapshotEveryOps),
+        ONCE_SNAPSHOT_EVERY_OPS: String(options.snapshotEveryOps),
         // The bench reads the service's text log lines.
         ONCE_LOG_FORMAT: 'text',
       },

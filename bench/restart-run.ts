@@ -28,7 +28,7 @@ const SNAPSHOT_WAIT_MS = 300_000;
 
 /**
  * The restart figures: two data directories filled by load to about
- * `restartOps` ops, one with ONCE_SNAPSHOT_EVERY at its interval, one with 0
+ * `restartOps` ops, one with ONCE_SNAPSHOT_EVERY_OPS at its interval, one with 0
  * (journal only), each killed with SIGKILL and restarted `restartRepeats`
  * times, timed from spawn to the first PING that answers ready.
  */

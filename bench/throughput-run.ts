@@ -81,7 +81,7 @@ async function measureNestTcp(context: BenchContext): Promise<LoadReport> {
 }
 
 /**
- * The once side of a run, on a fresh data directory with ONCE_SNAPSHOT_EVERY=0
+ * The once side of a run, on a fresh data directory with ONCE_SNAPSHOT_EVERY_OPS=0
  * so that the journal alone holds the state: closed loop, then open loop at
  * half its throughput; SIGKILL (a graceful stop would write a snapshot); boot
  * again on the same directory to read its replay rate; SIGKILL; iterate.

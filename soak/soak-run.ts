@@ -18,7 +18,7 @@ import { type SoakReport, outcomeBreakdown } from './soak-report';
 import { judge } from './soak-verdict';
 import { TransferClient } from './transfer-client';
 
-/** ONCE_SNAPSHOT_EVERY of the service: small, so snapshots are written (and restored) during the run. */
+/** ONCE_SNAPSHOT_EVERY_OPS of the service: small, so snapshots are written (and restored) during the run. */
 const SNAPSHOT_EVERY_OPS = 5_000;
 /** How long a (re)start may take to answer PING ready; generous for a busy 2-core machine. */
 const READY_TIMEOUT_MS = 60_000;
@@ -55,7 +55,7 @@ export async function runSoak(
     env: {
       ...build.env,
       ONCE_ADMIN_PASSWORD: password,
-      ONCE_SNAPSHOT_EVERY: String(SNAPSHOT_EVERY_OPS),
+      ONCE_SNAPSHOT_EVERY_OPS: String(SNAPSHOT_EVERY_OPS),
       ...(options.clientsMax !== undefined && { ONCE_CLIENTS_MAX: String(options.clientsMax) }),
     },
     readyTimeoutMs: READY_TIMEOUT_MS,

@@ -43,7 +43,7 @@ describe(`given a node with max_frame ${MAX_FRAME} and a well-behaved client con
   let balance = 0;
 
   beforeAll(async () => {
-    service = await startService({ ONCE_MAX_FRAME: String(MAX_FRAME) });
+    service = await startService({ ONCE_FRAME_BYTES_MAX: String(MAX_FRAME) });
     connections = new Connections(() => service.port);
     witness = await TestSession.open(await connections.connect());
     account = accountName('witness');

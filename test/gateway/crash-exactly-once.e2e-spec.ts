@@ -13,7 +13,7 @@ const RECOVERIES: ReadonlyArray<{ recovery: string; env: Record<string, string> 
   { recovery: 'replay of the whole journal', env: {} },
   {
     recovery: 'a snapshot every 37 ops and replay of the tail',
-    env: { ONCE_SNAPSHOT_EVERY: '37' },
+    env: { ONCE_SNAPSHOT_EVERY_OPS: '37' },
   },
 ];
 

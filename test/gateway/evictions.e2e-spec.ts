@@ -266,12 +266,12 @@ describe('given a node whose client table holds 2 sessions (ONCE_CLIENTS_MAX=2)'
   });
 });
 
-describe('given a node whose sessions expire after 1 s idle (ONCE_SESSION_TTL=1s)', () => {
+describe('given a node whose sessions expire after 1 s idle (ONCE_SESSION_TTL_MS=1s)', () => {
   let service: ServiceProcess;
   let connections: Connections;
 
   beforeAll(async () => {
-    service = await startService({ ONCE_SESSION_TTL: '1s' });
+    service = await startService({ ONCE_SESSION_TTL_MS: '1s' });
     connections = new Connections(() => service.port);
   });
   afterAll(async () => {

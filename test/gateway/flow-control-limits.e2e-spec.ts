@@ -26,12 +26,12 @@ import {
  * The gateway's two flow-control limits (GatewayOptions), each over real TCP
  * on 127.0.0.1 against an in-process node on a real LevelDB data directory:
  *
- * - maxPendingEntries: journal entries admitted but not yet durable, across
+ * - pendingEntriesMax: journal entries admitted but not yet durable, across
  *   all sessions; at the limit the gateway stops reading instead of
  *   answering busy (PROTOCOL.md: "It never answers busy for a well-formed
  *   request").
- * - maxWriteBufferBytes: reply bytes a peer left unread from earlier turns;
- *   past it the connection is closed (ONCE_MAX_WRITE_BUFFER on the reference
+ * - writeBufferBytesMax: reply bytes a peer left unread from earlier turns;
+ *   past it the connection is closed (ONCE_WRITE_BUFFER_BYTES_MAX on the reference
  *   service; set on `new OnceServer(...)` here).
  */
 
@@ -40,7 +40,7 @@ const credentials = { username: USERNAME, password: PASSWORD };
 const PENDING_LIMIT = 2;
 const SESSIONS = 6;
 
-describe(`given a node with maxPendingEntries ${PENDING_LIMIT}, ${SESSIONS} bound sessions and a witness, whose journal writes are held`, () => {
+describe(`given a node with pendingEntriesMax ${PENDING_LIMIT}, ${SESSIONS} bound sessions and a witness, whose journal writes are held`, () => {
   let root: string;
   let nodes = 0;
   let node: FlowControlNode;
@@ -55,7 +55,7 @@ describe(`given a node with maxPendingEntries ${PENDING_LIMIT}, ${SESSIONS} boun
   });
   beforeEach(async () => {
     node = await startFlowControlNode(join(root, `node-${++nodes}`), {
-      maxPendingEntries: PENDING_LIMIT,
+      pendingEntriesMax: PENDING_LIMIT,
     });
     running = node;
     connections = new Connections(() => node.port);
@@ -302,7 +302,7 @@ const REPLY_BYTES = 16 * 1024;
 /** Far more replies than loopback socket buffers hold: a node that never closes fails the test. */
 const MAX_UNREAD_QUERIES = (64 * 1024 * 1024) / REPLY_BYTES;
 
-describe(`given a node with maxWriteBufferBytes ${WRITE_LIMIT} and a witness connected the whole time`, () => {
+describe(`given a node with writeBufferBytesMax ${WRITE_LIMIT} and a witness connected the whole time`, () => {
   let root: string;
   let node: FlowControlNode;
   let connections: Connections;
@@ -310,7 +310,7 @@ describe(`given a node with maxWriteBufferBytes ${WRITE_LIMIT} and a witness con
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'once-flow-control-write-buffer-'));
-    node = await startFlowControlNode(join(root, 'node'), { maxWriteBufferBytes: WRITE_LIMIT });
+    node = await startFlowControlNode(join(root, 'node'), { writeBufferBytesMax: WRITE_LIMIT });
     connections = new Connections(() => node.port);
     witness = await TestSession.open(await connections.connect(), credentials);
   });

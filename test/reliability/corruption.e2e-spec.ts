@@ -176,7 +176,7 @@ describe('given snapshots every 10 ops, then a snapshot with a bad checksum, the
   }
 
   beforeAll(async () => {
-    service = await startService({ ONCE_SNAPSHOT_EVERY: '10' });
+    service = await startService({ ONCE_SNAPSHOT_EVERY_OPS: '10' });
     const session = await TestSession.open(await RawClient.connect(service.port), { client });
     await session.command('ledger.open', { account });
     for (let round = 0; round < DEPOSITS / 8; round++) await deposit(session, account, 8);
@@ -274,7 +274,7 @@ describe('given a healthy data directory left by a graceful stop', () => {
  * reach ready, and every reply must show exactly the acknowledged deposits
  * applied (the depositor checks each reply's balance against its number).
  */
-describe('given ONCE_SNAPSHOT_EVERY=200 and a client keeping 8 deposits in flight while the node is killed around its snapshot writes', () => {
+describe('given ONCE_SNAPSHOT_EVERY_OPS=200 and a client keeping 8 deposits in flight while the node is killed around its snapshot writes', () => {
   const TOTAL = 900;
   const account = 'snapshot-kills';
   const client = randomClientId();
@@ -289,7 +289,7 @@ describe('given ONCE_SNAPSHOT_EVERY=200 and a client keeping 8 deposits in fligh
   }> = [];
 
   beforeAll(async () => {
-    service = await startService({ ONCE_SNAPSHOT_EVERY: '200' });
+    service = await startService({ ONCE_SNAPSHOT_EVERY_OPS: '200' });
     const setup = await RawClient.connect(service.port);
     const admin = (await registerOk(setup, randomClientId())).session;
     await commandOk(setup, admin, 1, 'ledger.open', { account });

@@ -298,11 +298,11 @@ function violation(
 
 describe('given a node and a well-behaved client connected the whole time, under concurrent hostile connections', () => {
   const suite = serviceForSuite({
-    ONCE_PARTIAL_FRAME_TIMEOUT: '200ms',
-    ONCE_MAX_FRAME: '65536',
+    ONCE_PARTIAL_FRAME_TIMEOUT_MS: '200ms',
+    ONCE_FRAME_BYTES_MAX: '65536',
     // The failed-REGISTER limits are tested on their own below; here they would only cut streams.
-    ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000000',
-    ONCE_REGISTER_FAILURES_PER_MINUTE: '1000000',
+    ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX: '1000000',
+    ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX: '1000000',
   });
   let witness: TestSession;
   const account = accountName('witness');
@@ -377,10 +377,10 @@ describe('given a node and a well-behaved client connected the whole time, under
 
 // ------------------------------------------------------- slow and idle peers
 
-describe('given ONCE_PARTIAL_FRAME_TIMEOUT=300ms and ONCE_IDLE_TIMEOUT=300ms', () => {
+describe('given ONCE_PARTIAL_FRAME_TIMEOUT_MS=300ms and ONCE_IDLE_UNBOUND_TIMEOUT_MS=300ms', () => {
   const { connections } = serviceForSuite({
-    ONCE_PARTIAL_FRAME_TIMEOUT: '300ms',
-    ONCE_IDLE_TIMEOUT: '300ms',
+    ONCE_PARTIAL_FRAME_TIMEOUT_MS: '300ms',
+    ONCE_IDLE_UNBOUND_TIMEOUT_MS: '300ms',
   });
 
   it.each([
@@ -460,8 +460,8 @@ describe('given ONCE_PARTIAL_FRAME_TIMEOUT=300ms and ONCE_IDLE_TIMEOUT=300ms', (
 
 // ------------------------------------------------------------------ limits
 
-describe('given ONCE_MAX_CONNECTIONS=3', () => {
-  const { connections } = serviceForSuite({ ONCE_MAX_CONNECTIONS: '3' });
+describe('given ONCE_CONNECTIONS_MAX=3', () => {
+  const { connections } = serviceForSuite({ ONCE_CONNECTIONS_MAX: '3' });
 
   /** A connection the node serves (PING answered); retried while the start-up probe's slot frees. */
   async function servedConnection(): Promise<RawClient> {
@@ -499,7 +499,7 @@ describe('given ONCE_MAX_CONNECTIONS=3', () => {
     expect(bodyJson(await again.ping())).toMatchObject({ ready: true });
   });
 
-  // ONCE_MAX_FRAME (a larger frame is BAD_FRAME and closes the connection) is covered by
+  // ONCE_FRAME_BYTES_MAX (a larger frame is BAD_FRAME and closes the connection) is covered by
   // test/gateway/bad-input.e2e-spec.ts; ONCE_CLIENTS_MAX (eviction of the session with the
   // oldest last commit) by test/gateway/evictions.e2e-spec.ts and crash-capacity.e2e-spec.ts.
 });
@@ -539,10 +539,10 @@ describe('given ONCE_RING=2 (at most 2 requests of a session in flight)', () => 
 
 // ------------------------------------------------------------- credentials
 
-describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION=3', () => {
+describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX=3', () => {
   const { connections } = serviceForSuite({
-    ONCE_REGISTER_FAILURES_PER_CONNECTION: '3',
-    ONCE_REGISTER_FAILURES_PER_MINUTE: '1000',
+    ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX: '3',
+    ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX: '1000',
   });
 
   it('when a connection fails REGISTER three times, then the first two are answered UNAUTHENTICATED and it stays open, and the third is answered UNAUTHENTICATED and the node closes it', async () => {
@@ -574,10 +574,10 @@ describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION=3', () => {
   });
 });
 
-describe('given ONCE_REGISTER_FAILURES_PER_MINUTE=5', () => {
+describe('given ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX=5', () => {
   const { connections } = serviceForSuite({
-    ONCE_REGISTER_FAILURES_PER_MINUTE: '5',
-    ONCE_REGISTER_FAILURES_PER_CONNECTION: '1000',
+    ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX: '5',
+    ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX: '1000',
   });
 
   it('when 5 REGISTERs from 127.0.0.1 fail (on two connections), then even the right password gets UNAUTHENTICATED on a new connection, with a message saying to wait, and nothing is journaled', async () => {
@@ -757,7 +757,11 @@ describe('given a service serving TLS with a self-signed certificate for localho
     const { keyFile, certFile, cert } = makeServerCertificate(dir, { host: 'localhost' });
     certificate = cert;
     service = await ServiceProcess.start({
-      env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD, ONCE_TLS_KEY: keyFile, ONCE_TLS_CERT: certFile },
+      env: {
+        ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        ONCE_TLS_KEY_FILE: keyFile,
+        ONCE_TLS_CERT_FILE: certFile,
+      },
       // The readiness probe (PING) speaks TLS too.
       tls: { ca: certificate, servername: 'localhost' },
     });

@@ -15,7 +15,7 @@ import { expectLedgerRoundTrip } from '../support/ledger-round-trip';
 import { ADMIN_PASSWORD, accountName, requestBytes } from '../support/wire';
 
 /**
- * Mutual TLS (README "Running the service", ONCE_TLS_CA / --tls-ca): with a
+ * Mutual TLS (README "Running the service", ONCE_TLS_CA_FILE / --tls-ca-file): with a
  * CA bundle the node serves only clients that present a certificate signed by
  * that CA. A client without one, or with one the CA did not sign, is refused
  * during the TLS handshake: the gateway never sees it, so not even a PING is
@@ -68,7 +68,7 @@ function handshakeFailures(service: ServiceProcess): number {
   return service.logs.match(/TLS handshake failed/g)?.length ?? 0;
 }
 
-describe('given a service serving TLS on 127.0.0.1 with ONCE_TLS_CA set: client certificates signed by that CA are required', () => {
+describe('given a service serving TLS on 127.0.0.1 with ONCE_TLS_CA_FILE set: client certificates signed by that CA are required', () => {
   let dir: string | undefined;
   let service: ServiceProcess | undefined;
   let ca: CertificateFiles;
@@ -85,9 +85,9 @@ describe('given a service serving TLS on 127.0.0.1 with ONCE_TLS_CA set: client 
     service = await ServiceProcess.start({
       env: {
         ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        ONCE_TLS_KEY: server.keyFile,
-        ONCE_TLS_CERT: server.certFile,
-        ONCE_TLS_CA: ca.certFile,
+        ONCE_TLS_KEY_FILE: server.keyFile,
+        ONCE_TLS_CERT_FILE: server.certFile,
+        ONCE_TLS_CA_FILE: ca.certFile,
       },
       // The readiness probe (PING) must present a certificate too.
       tls: { ca: ca.cert, key: signedClient.key, cert: signedClient.cert },

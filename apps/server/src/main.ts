@@ -5,6 +5,7 @@ import { OnceRuntime } from '@once/framework';
 import { type GatewayTlsOptions, OnceServer } from '@once/gateway';
 import { readFileSync } from 'node:fs';
 import { AppModule, adminGenesis } from './app.module';
+import { fatalLine } from './fatal-error';
 import { truncateCorruptTail } from './maintenance/truncate-corrupt-tail';
 import { verifyJournal } from './maintenance/verify-journal';
 import {
@@ -16,6 +17,9 @@ import {
 } from './config/server-config';
 
 const LEVELS: LogLevelName[] = ['error', 'warn', 'log', 'debug', 'verbose'];
+
+/** The format fatal errors are printed in: the configured one once the settings are read. */
+let fatalFormat: ServerConfig['logFormat'] = 'text';
 
 /**
  * The reference service: `npm start`, or `npm run build && npm run start:prod`.
@@ -38,11 +42,13 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  fatalFormat = config.logFormat;
   const logger = new ConsoleLogger({
     json: config.logFormat === 'json',
     colors: config.logFormat === 'text' && Boolean(process.stdout.isTTY),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
   });
+  for (const deprecation of config.deprecations) logger.warn(deprecation, 'Once');
   if (config.verify) process.exit(await verifyJournal(config, logger));
   if (config.truncateCorruptTail) process.exit(await truncateCorruptTail(config, logger));
   if (config.adminPasswordIsDefault) {
@@ -55,14 +61,14 @@ async function main(): Promise<void> {
   const strategy = new OnceServer({
     host: config.host,
     port: config.port,
-    maxFrameBytes: config.maxFrameBytes,
-    maxConnections: config.maxConnections,
-    maxPendingEntries: config.maxPendingEntries,
-    maxWriteBufferBytes: config.maxWriteBufferBytes,
+    frameBytesMax: config.frameBytesMax,
+    connectionsMax: config.connectionsMax,
+    pendingEntriesMax: config.pendingEntriesMax,
+    writeBufferBytesMax: config.writeBufferBytesMax,
     partialFrameTimeoutMs: config.partialFrameTimeoutMs,
-    idleUnboundTimeoutMs: config.idleTimeoutMs,
-    maxFailedRegistersPerAddressPerMinute: config.registerFailuresPerMinute,
-    maxFailedRegistersPerConnection: config.registerFailuresPerConnection,
+    idleUnboundTimeoutMs: config.idleUnboundTimeoutMs,
+    registerFailuresPerAddressPerMinuteMax: config.registerFailuresPerAddressPerMinuteMax,
+    registerFailuresPerConnectionMax: config.registerFailuresPerConnectionMax,
     tls: readTls(config),
   });
   const app = await NestFactory.createMicroservice(
@@ -71,7 +77,7 @@ async function main(): Promise<void> {
       clientsMax: config.clientsMax,
       ring: config.ring,
       sessionTtlMs: config.sessionTtlMs,
-      snapshotEveryOps: config.snapshotEvery,
+      snapshotEveryOps: config.snapshotEveryOps,
       genesis: adminGenesis(config.adminPassword),
     }),
     { strategy, logger, abortOnError: false },
@@ -85,7 +91,7 @@ async function main(): Promise<void> {
     app.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        logger.error(`stop failed: ${String(error)}`, 'Once');
+        process.stderr.write(fatalLine('stop failed', error, fatalFormat));
         process.exit(1);
       },
     );
@@ -98,10 +104,7 @@ async function main(): Promise<void> {
     .get(OnceRuntime)
     .whenReady()
     .catch((error: unknown) => {
-      logger.error(
-        `cannot serve: ${error instanceof Error ? error.message : String(error)}`,
-        'Once',
-      );
+      process.stderr.write(fatalLine('cannot serve', error, fatalFormat));
       process.exit(1);
     });
 }
@@ -128,9 +131,6 @@ main().catch((error: unknown) => {
     process.stderr.write(`once: invalid setting: ${error.message}\n`);
     process.exit(2);
   }
-  const { code, message } = error as { code?: string; message?: string };
-  process.stderr.write(
-    `once: cannot start: ${message ?? String(error)}${code ? ` (${code})` : ''}\n`,
-  );
+  process.stderr.write(fatalLine('cannot start', error, fatalFormat));
   process.exit(1);
 });

@@ -1,3 +1,5 @@
+import { setting, settingDefaults } from '@once/settings';
+
 /**
  * Limits that shape the client table. They are part of history: the values in
  * force are journaled (a BOOT entry) whenever they change, so a replay applies
@@ -12,12 +14,16 @@ export interface EngineSettings {
   readonly sessionTtlMs: number;
 }
 
-/** The limits a journal starts with, before its first BOOT entry applies. */
-export const GENESIS_SETTINGS: EngineSettings = Object.freeze({
-  clientsMax: 8192,
-  ring: 8,
-  sessionTtlMs: 0,
-});
+/**
+ * The limits a journal starts with, before its first BOOT entry applies: the
+ * settings table's defaults. Changing one there changes how an old journal
+ * replays up to its first BOOT entry, so they must never change.
+ */
+export const GENESIS_SETTINGS: EngineSettings = settingDefaults([
+  'clientsMax',
+  'ring',
+  'sessionTtlMs',
+]);
 
 export class InvalidSettingsError extends Error {
   readonly code = 'INVALID_SETTINGS';
@@ -29,8 +35,11 @@ export function validateSettings(settings: EngineSettings): EngineSettings {
   if (!Number.isSafeInteger(clientsMax) || clientsMax < 1) {
     throw new InvalidSettingsError(`clientsMax must be an integer >= 1, got ${clientsMax}`);
   }
-  if (!Number.isSafeInteger(ring) || ring < 1 || ring > 1024) {
-    throw new InvalidSettingsError(`ring must be an integer from 1 to 1024, got ${ring}`);
+  const { min: ringMin, max: ringMax } = setting('ring');
+  if (!Number.isSafeInteger(ring) || ring < ringMin! || ring > ringMax!) {
+    throw new InvalidSettingsError(
+      `ring must be an integer from ${ringMin} to ${ringMax}, got ${ring}`,
+    );
   }
   if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs < 0) {
     throw new InvalidSettingsError(`sessionTtlMs must be an integer >= 0, got ${sessionTtlMs}`);

@@ -1,4 +1,5 @@
 import { JournalStore, type JournalStoreOptions } from '@once/journal';
+import { settingDefault } from '@once/settings';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom, tap } from 'rxjs';
 import { type ApplyOutcome } from './apply-outcome';
 import { CommandRegistry } from './command-registry';
@@ -23,7 +24,7 @@ export interface OnceNodeOptions {
   readonly states: Iterable<[string, ModuleState]>;
   /** Limits wanted now; journaled at boot when they differ from those in force. */
   readonly settings?: Partial<EngineSettings>;
-  /** Snapshot every this many ops (0: only at graceful stop). Default 100000. */
+  /** Snapshot every this many ops (0: only at graceful stop). Default: the settings table's. */
   readonly snapshotEveryOps?: number;
   /** Journaled once, in order, when the data directory is new. */
   readonly genesis?: readonly GenesisCommand[];
@@ -55,13 +56,16 @@ export class OnceNode {
   ) {}
 
   static async open(options: OnceNodeOptions): Promise<OnceNode> {
-    const journal = await JournalStore.open(options.dataDir, options.journal);
+    const journal = await JournalStore.open(options.dataDir, {
+      notice: (message) => options.logger?.warn(message),
+      ...options.journal,
+    });
     try {
       const engine = new Engine({
         journal,
         commands: new CommandRegistry(options.commands),
         states: new StateRegistry(options.states),
-        snapshotEveryOps: options.snapshotEveryOps,
+        snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
         logger: options.logger,
       });
       return new OnceNode(journal, engine, options, journal.lastOp === 0);

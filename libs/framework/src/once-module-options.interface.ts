@@ -2,16 +2,23 @@ import { type ModuleMetadata } from '@nestjs/common';
 import { type GenesisCommand } from '@once/engine';
 import { type JournalStoreOptions } from '@once/journal';
 
+/**
+ * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
+ * `clientsMax`, `ring`, `sessionTtlMs`, `snapshotEveryOps`) carry the names,
+ * ranges and defaults of the settings table in `@once/settings` (shown in
+ * the README, "Running the service"); an option left out takes the table's
+ * default.
+ */
 export interface OnceModuleOptions {
-  /** LevelDB data directory, one process at a time. */
+  /** LevelDB data directory, one process at a time (required here; the service's default is ./data). */
   readonly dataDir: string;
-  /** Client table capacity (sessions). Default 8192. */
+  /** Client table capacity (sessions). */
   readonly clientsMax?: number;
-  /** Replies cached per session, and requests in flight per session. Default 8. */
+  /** Replies cached per session, and requests in flight per session. */
   readonly ring?: number;
-  /** Sessions idle longer than this (journal time) expire. Default 0 (never). */
+  /** Sessions idle longer than this (journal time) expire (0: never). */
   readonly sessionTtlMs?: number;
-  /** Snapshot every this many ops (0: only at graceful stop). Default 100000. */
+  /** Snapshot every this many ops (0: only at graceful stop). */
   readonly snapshotEveryOps?: number;
   /** Commands journaled once, in order, when the data directory is new. */
   readonly genesis?: readonly GenesisCommand[];

@@ -10,6 +10,11 @@ export interface ConnectionHost {
   /** A frame failed a framing check: answer it, then the connection closes. */
   handleBadFrame(connection: GatewayConnection, status: number, message: string): void;
   handleClose(connection: GatewayConnection): void;
+  /**
+   * The gateway's `writeBufferBytesMax`. Still under its old name because the
+   * gateway implements this interface; to be renamed `writeBufferBytesMax`
+   * together with the gateway.
+   */
   readonly maxWriteBufferBytes: number;
 }
 
@@ -60,11 +65,11 @@ export class GatewayConnection implements ConnectionView {
     readonly id: number,
     private readonly socket: Socket,
     private readonly host: ConnectionHost,
-    maxFrameBytes: number,
+    frameBytesMax: number,
   ) {
     this.address = socket.remoteAddress ?? '?';
     this.remote = `${this.address}:${socket.remotePort ?? '?'}`;
-    this.decoder = new FrameDecoder({ maxFrameBytes });
+    this.decoder = new FrameDecoder({ maxFrameBytes: frameBytesMax });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('close', () => this.onClose());

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_FRAME_BYTES } from '@once/protocol';
+import { checkSettingValue, setting, settingDefaults, type SettingName } from '@once/settings';
 
 /** TLS for the gateway: PEM key and certificate (and optionally a CA bundle to require client certificates). */
 export interface GatewayTlsOptions {
@@ -8,70 +8,139 @@ export interface GatewayTlsOptions {
   readonly ca?: string | Buffer;
 }
 
-/** Options of the once TCP gateway. Every limit is enforced; defaults in brackets. */
-export interface GatewayOptions {
-  /** Interface to listen on [127.0.0.1]. */
+/**
+ * Options of the once TCP gateway. Every limit is enforced. Names, ranges and
+ * defaults are those of the settings table (`@once/settings`, shown in the
+ * README); an option left out takes its default, see {@link GATEWAY_DEFAULTS}.
+ */
+export interface GatewayOptions extends DeprecatedGatewayOptionNames {
+  /** Interface to listen on. */
   readonly host?: string;
-  /** TCP port; 0 picks a free one (see `OnceServer.address`) [7700]. */
+  /** TCP port; 0 picks a free one (see `OnceServer.address`). */
   readonly port?: number;
-  /** Largest frame (header + body) accepted, bytes; larger is BAD_FRAME [1 MiB]. */
-  readonly maxFrameBytes?: number;
-  /** Open connections at once; further ones are closed on accept [10000]. */
-  readonly maxConnections?: number;
+  /** Largest frame (header + body) accepted, bytes; larger is BAD_FRAME. */
+  readonly frameBytesMax?: number;
+  /** Open connections at once; further ones are closed on accept. */
+  readonly connectionsMax?: number;
   /**
    * Journal entries admitted but not yet durable, across all sessions,
    * counting those whose admission step still runs; at the limit the gateway
-   * stops reading (TCP backpressure) instead of answering busy [65536].
+   * stops reading (TCP backpressure) instead of answering busy.
    */
-  readonly maxPendingEntries?: number;
+  readonly pendingEntriesMax?: number;
   /**
    * Reply bytes a peer left unread from earlier event-loop turns; past it the
    * connection is closed (a slow reader must not hold the node's memory). The
    * replies of the current turn do not count, so one large reply or a group
-   * commit's worth never closes a peer that reads [64 MiB].
+   * commit's worth never closes a peer that reads.
    */
-  readonly maxWriteBufferBytes?: number;
-  /** A frame begun but not finished within this long: BAD_FRAME, and the connection closes [10000 ms]. */
+  readonly writeBufferBytesMax?: number;
+  /** A frame begun but not finished within this long: BAD_FRAME, and the connection closes. */
   readonly partialFrameTimeoutMs?: number;
-  /** A connection that holds no session and sends nothing for this long is closed [60000 ms]. */
+  /** A connection that holds no session and sends nothing for this long is closed. */
   readonly idleUnboundTimeoutMs?: number;
-  /** Failed REGISTERs one connection may make before it is closed [5]. */
-  readonly maxFailedRegistersPerConnection?: number;
+  /** Failed REGISTERs one connection may make before it is closed. */
+  readonly registerFailuresPerConnectionMax?: number;
   /**
    * Failed REGISTERs one address may make per minute; past it, its REGISTERs
    * are answered UNAUTHENTICATED without checking credentials until the
-   * minute passes [30].
+   * minute passes.
    */
-  readonly maxFailedRegistersPerAddressPerMinute?: number;
-  /** Serve TLS instead of plain TCP [off]. */
+  readonly registerFailuresPerAddressPerMinuteMax?: number;
+  /** Serve TLS instead of plain TCP. */
   readonly tls?: GatewayTlsOptions;
 }
 
-export interface ResolvedGatewayOptions {
+/**
+ * The names these options had before they were aligned with the settings
+ * table. Still accepted; each resolves onto its new name, and when both are
+ * given the new name wins.
+ */
+export interface DeprecatedGatewayOptionNames {
+  /** @deprecated Use `frameBytesMax`. */
+  readonly maxFrameBytes?: number;
+  /** @deprecated Use `connectionsMax`. */
+  readonly maxConnections?: number;
+  /** @deprecated Use `pendingEntriesMax`. */
+  readonly maxPendingEntries?: number;
+  /** @deprecated Use `writeBufferBytesMax`. */
+  readonly maxWriteBufferBytes?: number;
+  /** @deprecated Use `registerFailuresPerConnectionMax`. */
+  readonly maxFailedRegistersPerConnection?: number;
+  /** @deprecated Use `registerFailuresPerAddressPerMinuteMax`. */
+  readonly maxFailedRegistersPerAddressPerMinute?: number;
+}
+
+/** Old option name → new option name. */
+const DEPRECATED_NAMES = {
+  maxFrameBytes: 'frameBytesMax',
+  maxConnections: 'connectionsMax',
+  maxPendingEntries: 'pendingEntriesMax',
+  maxWriteBufferBytes: 'writeBufferBytesMax',
+  maxFailedRegistersPerConnection: 'registerFailuresPerConnectionMax',
+  maxFailedRegistersPerAddressPerMinute: 'registerFailuresPerAddressPerMinuteMax',
+} as const satisfies Record<keyof DeprecatedGatewayOptionNames, keyof GatewayOptions>;
+
+/** The numeric limits, all from the settings table. */
+const LIMIT_NAMES = [
+  'port',
+  'frameBytesMax',
+  'connectionsMax',
+  'pendingEntriesMax',
+  'writeBufferBytesMax',
+  'partialFrameTimeoutMs',
+  'idleUnboundTimeoutMs',
+  'registerFailuresPerConnectionMax',
+  'registerFailuresPerAddressPerMinuteMax',
+] as const satisfies readonly SettingName[];
+
+/** The options in force: defaults applied, limits checked, new names only (see below). */
+export interface ResolvedGatewayOptions extends TemporaryOldResolvedNames {
   readonly host: string;
   readonly port: number;
-  readonly maxFrameBytes: number;
-  readonly maxConnections: number;
-  readonly maxPendingEntries: number;
-  readonly maxWriteBufferBytes: number;
+  readonly frameBytesMax: number;
+  readonly connectionsMax: number;
+  readonly pendingEntriesMax: number;
+  readonly writeBufferBytesMax: number;
   readonly partialFrameTimeoutMs: number;
   readonly idleUnboundTimeoutMs: number;
-  readonly maxFailedRegistersPerConnection: number;
-  readonly maxFailedRegistersPerAddressPerMinute: number;
+  readonly registerFailuresPerConnectionMax: number;
+  readonly registerFailuresPerAddressPerMinuteMax: number;
   readonly tls: GatewayTlsOptions | undefined;
 }
 
-export const GATEWAY_DEFAULTS: ResolvedGatewayOptions = Object.freeze({
-  host: '127.0.0.1',
-  port: 7700,
-  maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
-  maxConnections: 10_000,
-  maxPendingEntries: 65_536,
-  maxWriteBufferBytes: 64 * 1024 * 1024,
-  partialFrameTimeoutMs: 10_000,
-  idleUnboundTimeoutMs: 60_000,
-  maxFailedRegistersPerConnection: 5,
-  maxFailedRegistersPerAddressPerMinute: 30,
+/**
+ * TEMPORARY, for gateway.ts only until it reads the new names: the old names
+ * as read-only, non-enumerable getters of the new ones (so they never show in
+ * a spread, a log or a comparison). Remove this interface and
+ * `withOldNameGetters` with the last reader.
+ */
+interface TemporaryOldResolvedNames {
+  /** @deprecated Temporary alias of `frameBytesMax`. */
+  readonly maxFrameBytes: number;
+  /** @deprecated Temporary alias of `connectionsMax`. */
+  readonly maxConnections: number;
+  /** @deprecated Temporary alias of `pendingEntriesMax`. */
+  readonly maxPendingEntries: number;
+  /** @deprecated Temporary alias of `writeBufferBytesMax`. */
+  readonly maxWriteBufferBytes: number;
+  /** @deprecated Temporary alias of `registerFailuresPerConnectionMax`. */
+  readonly maxFailedRegistersPerConnection: number;
+  /** @deprecated Temporary alias of `registerFailuresPerAddressPerMinuteMax`. */
+  readonly maxFailedRegistersPerAddressPerMinute: number;
+}
+
+type NewNamesOnly = Omit<ResolvedGatewayOptions, keyof TemporaryOldResolvedNames>;
+
+function withOldNameGetters(resolved: NewNamesOnly): ResolvedGatewayOptions {
+  for (const [old, current] of Object.entries(DEPRECATED_NAMES)) {
+    Object.defineProperty(resolved, old, { get: () => resolved[current], enumerable: false });
+  }
+  return Object.freeze(resolved) as ResolvedGatewayOptions;
+}
+
+export const GATEWAY_DEFAULTS: ResolvedGatewayOptions = withOldNameGetters({
+  ...settingDefaults(['host', ...LIMIT_NAMES]),
   tls: undefined,
 });
 
@@ -80,28 +149,23 @@ export class InvalidGatewayOptionsError extends Error {
 }
 
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
-  const resolved: ResolvedGatewayOptions = { ...GATEWAY_DEFAULTS, ...stripUndefined(options) };
-  const integer = (name: keyof ResolvedGatewayOptions, min: number, max: number): void => {
-    const value = resolved[name];
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-      throw new InvalidGatewayOptionsError(
-        `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
-      );
+  const given: Record<string, unknown> = stripUndefined(options);
+  for (const [old, current] of Object.entries(DEPRECATED_NAMES)) {
+    if (given[current] === undefined && given[old] !== undefined) given[current] = given[old];
+    delete given[old];
+  }
+  const resolved = { ...GATEWAY_DEFAULTS, ...given } as NewNamesOnly;
+  for (const name of LIMIT_NAMES) {
+    try {
+      checkSettingValue(setting(name), resolved[name]);
+    } catch (error) {
+      throw new InvalidGatewayOptionsError((error as Error).message);
     }
-  };
-  integer('port', 0, 65_535);
-  integer('maxFrameBytes', 128, 2 ** 32 - 1);
-  integer('maxConnections', 1, 1_000_000);
-  integer('maxPendingEntries', 1, 10_000_000);
-  integer('maxWriteBufferBytes', 1024, 2 ** 40);
-  integer('partialFrameTimeoutMs', 1, 24 * 3_600_000);
-  integer('idleUnboundTimeoutMs', 1, 24 * 3_600_000);
-  integer('maxFailedRegistersPerConnection', 1, 1_000_000);
-  integer('maxFailedRegistersPerAddressPerMinute', 1, 1_000_000);
+  }
   if (resolved.tls && (!resolved.tls.key || !resolved.tls.cert)) {
     throw new InvalidGatewayOptionsError('tls needs both a key and a cert');
   }
-  return resolved;
+  return withOldNameGetters(resolved);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

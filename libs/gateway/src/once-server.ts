@@ -99,7 +99,7 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
         );
       });
     }
-    server.maxConnections = this.options.maxConnections;
+    server.maxConnections = this.options.connectionsMax;
     this.gateway = gateway;
     this.netServer = server;
     const onStartupError = (error: Error) => callback(error);

@@ -1,7 +1,14 @@
 import { type AbstractSublevel } from 'abstract-level';
 import { ClassicLevel } from 'classic-level';
 import { DataDirectoryInUseError } from './data-directory-in-use.error';
-import { type DataDirectoryPaths, dataDirectoryPaths, ensureDataDirectory } from './data-directory';
+import {
+  type DataDirectoryPaths,
+  dataDirectoryPaths,
+  neverCompletedManifest,
+  prepareDataDirectory,
+} from './data-directory';
+import { DataDirectoryIncompleteError } from './data-directory-incomplete.error';
+import { DataDirectoryUnreadableError } from './data-directory-unreadable.error';
 import { decodeEntry, encodeValidatedEntry, EntryOffset } from './entry-codec';
 import { assertValidDraft } from './entry-validator';
 import { GroupCommit } from './group-commit';
@@ -42,6 +49,11 @@ export interface JournalStoreOptions {
   beforeWrite?: (entryCount: number) => void | Promise<void>;
   /** How many snapshots `saveSnapshot` keeps (newest by op). Default 2. */
   snapshotsKept?: number;
+  /**
+   * Told what `open` did on its own that an operator should hear of (a
+   * leftover of a cut-short directory creation removed). Default: ignored.
+   */
+  notice?: (message: string) => void;
 }
 
 type Level = ClassicLevel<Buffer, Buffer>;
@@ -173,7 +185,7 @@ export class JournalStore implements Journal {
     }
     const clock = options.clock ?? wallClockNs;
     const paths = dataDirectoryPaths(dir);
-    await ensureDataDirectory(paths.dir);
+    await prepareDataDirectory(paths, initializeLevelDb, options.notice ?? (() => undefined));
     const db: Level = new ClassicLevel<Buffer, Buffer>(paths.leveldb, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
@@ -181,8 +193,7 @@ export class JournalStore implements Journal {
     try {
       await db.open();
     } catch (error) {
-      if (isLockError(error)) throw new DataDirectoryInUseError(paths.dir, { cause: error });
-      throw error;
+      throw await openFailure(paths, error);
     }
     // From here on we hold the LevelDB lock: no other store touches the
     // directory, which is what makes creating the secret race-free.
@@ -625,6 +636,46 @@ async function putMeta(db: Level, metaLevel: MetaLevel, meta: NodeMeta): Promise
     [{ type: 'put', sublevel: metaLevel, key: META_KEY, value: serializeNodeMeta(meta) }],
     { sync: true },
   );
+}
+
+/** The meta record of a new data directory, written (synced) into the LevelDB at `leveldb`. */
+async function initializeLevelDb(leveldb: string, nodeSecret: Buffer): Promise<void> {
+  const db: Level = new ClassicLevel<Buffer, Buffer>(leveldb, {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+  });
+  await db.open();
+  try {
+    const metaLevel = db.sublevel<string, string>('meta', {
+      keyEncoding: 'utf8',
+      valueEncoding: 'utf8',
+    });
+    await putMeta(db, metaLevel, newNodeMeta(nodeSecret, Date.now()));
+  } finally {
+    await db.close();
+  }
+}
+
+/** Why LevelDB would not open the data directory, as an error that says so. */
+async function openFailure(paths: DataDirectoryPaths, error: unknown): Promise<Error> {
+  if (isLockError(error)) return new DataDirectoryInUseError(paths.dir, { cause: error });
+  const manifest = await neverCompletedManifest(paths.leveldb);
+  if (manifest !== undefined) {
+    return new DataDirectoryIncompleteError(paths.dir, manifest, { cause: error });
+  }
+  return new DataDirectoryUnreadableError(paths.dir, innermostMessage(error), { cause: error });
+}
+
+/** The message of the deepest cause (LevelDB's own reason), duck-typed like {@link isLockError}. */
+function innermostMessage(error: unknown): string {
+  let message = String(error);
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    const { message: text, cause } = current as { message?: unknown; cause?: unknown };
+    if (typeof text === 'string') message = text;
+    current = cause;
+  }
+  return message;
 }
 
 /** The op a malformed key would name: its first 8 bytes, zero-padded, big-endian. */

@@ -13,3 +13,4 @@ export { type Direction, type FlowMode, TcpProxy, type TcpProxyOptions } from '.
 export { StaticAuthenticator } from './static-authenticator';
 export { findRepositoryRoot, typescriptHookFile } from './typescript-hook';
 export { eventually } from './eventually';
+export { neverCompletedDataDirectory } from './never-completed-data-directory';

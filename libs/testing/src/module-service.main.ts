@@ -3,6 +3,13 @@ import { ConsoleLogger, type DynamicModule, Module, type Type } from '@nestjs/co
 import { NestFactory } from '@nestjs/core';
 import { ONCE_AUTHENTICATOR, OnceModule } from '@once/framework';
 import { OnceServer } from '@once/gateway';
+import {
+  readEnvSetting,
+  setting,
+  settingDefault,
+  type SettingName,
+  type SettingValue,
+} from '@once/settings';
 import { StaticAuthenticator } from './static-authenticator';
 
 /**
@@ -11,7 +18,8 @@ import { StaticAuthenticator } from './static-authenticator';
  * - ONCE_TEST_MODULES: JSON `[{ "path": "/abs/file.ts", "export": "LedgerModule" }]`;
  * - ONCE_TEST_USERS: JSON `{ "alice": "pw" }` for a static authenticator (ids 1, 2, …),
  *   unless one of the modules provides ONCE_AUTHENTICATOR;
- * - ONCE_DATA_DIR, ONCE_PORT, ONCE_RING, ONCE_CLIENTS_MAX, ONCE_SESSION_TTL (ms), ONCE_SNAPSHOT_EVERY.
+ * - ONCE_DATA_DIR, ONCE_PORT, ONCE_HOST, ONCE_RING, ONCE_CLIENTS_MAX, ONCE_SESSION_TTL_MS,
+ *   ONCE_SNAPSHOT_EVERY_OPS, parsed as the settings table says (old names accepted).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -28,8 +36,11 @@ async function main(): Promise<void> {
   const users = env.ONCE_TEST_USERS
     ? (JSON.parse(env.ONCE_TEST_USERS) as Record<string, string>)
     : undefined;
-  const number = (name: string): number | undefined =>
-    env[name] === undefined ? undefined : Number(env[name]);
+  const read = <N extends SettingName>(name: N): SettingValue<N> | undefined => {
+    const { value, deprecation } = readEnvSetting(setting(name), env);
+    if (deprecation !== undefined) process.stderr.write(`once test service: ${deprecation}\n`);
+    return value as SettingValue<N> | undefined;
+  };
 
   @Module({})
   class TestServiceModule {
@@ -38,11 +49,11 @@ async function main(): Promise<void> {
         module: TestServiceModule,
         imports: [
           OnceModule.forRoot({
-            dataDir: env.ONCE_DATA_DIR ?? './data',
-            ring: number('ONCE_RING'),
-            clientsMax: number('ONCE_CLIENTS_MAX'),
-            sessionTtlMs: number('ONCE_SESSION_TTL'),
-            snapshotEveryOps: number('ONCE_SNAPSHOT_EVERY'),
+            dataDir: read('dataDir') ?? settingDefault('dataDir'),
+            ring: read('ring'),
+            clientsMax: read('clientsMax'),
+            sessionTtlMs: read('sessionTtlMs'),
+            snapshotEveryOps: read('snapshotEveryOps'),
           }),
           ...modules,
         ],
@@ -55,8 +66,8 @@ async function main(): Promise<void> {
 
   const app = await NestFactory.createMicroservice(TestServiceModule.register(), {
     strategy: new OnceServer({
-      port: number('ONCE_PORT') ?? 0,
-      host: env.ONCE_HOST ?? '127.0.0.1',
+      port: read('port') ?? 0,
+      host: read('host') ?? settingDefault('host'),
     }),
     logger: new ConsoleLogger({ colors: false }),
     abortOnError: false,

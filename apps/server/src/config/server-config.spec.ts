@@ -1,4 +1,9 @@
-import { ConfigError, loadServerConfig } from './server-config';
+import {
+  ConfigError,
+  loadServerConfig,
+  type ServerConfig,
+  serverConfigHelp,
+} from './server-config';
 
 const argv = (...flags: string[]) => ['node', 'main.js', ...flags];
 
@@ -12,16 +17,16 @@ describe('server settings', () => {
       adminPasswordIsDefault: true,
       clientsMax: 8192,
       ring: 8,
-      maxFrameBytes: 1024 * 1024,
-      snapshotEvery: 100_000,
-      maxConnections: 10_000,
-      maxPendingEntries: 65_536,
-      maxWriteBufferBytes: 64 * 1024 * 1024,
+      frameBytesMax: 1024 * 1024,
+      snapshotEveryOps: 100_000,
+      connectionsMax: 10_000,
+      pendingEntriesMax: 65_536,
+      writeBufferBytesMax: 64 * 1024 * 1024,
       sessionTtlMs: 0,
       partialFrameTimeoutMs: 10_000,
-      idleTimeoutMs: 60_000,
-      registerFailuresPerMinute: 30,
-      registerFailuresPerConnection: 5,
+      idleUnboundTimeoutMs: 60_000,
+      registerFailuresPerAddressPerMinuteMax: 30,
+      registerFailuresPerConnectionMax: 5,
       tlsKeyFile: undefined,
       tlsCertFile: undefined,
       tlsCaFile: undefined,
@@ -30,6 +35,7 @@ describe('server settings', () => {
       yes: false,
       logFormat: 'text',
       logLevel: 'log',
+      deprecations: [],
     });
   });
 
@@ -38,9 +44,9 @@ describe('server settings', () => {
       ONCE_PORT: '7800',
       ONCE_DATA_DIR: '/tmp/x',
       ONCE_RING: '4',
-      ONCE_MAX_FRAME: '64KiB',
-      ONCE_MAX_WRITE_BUFFER: '256KiB',
-      ONCE_SESSION_TTL: '30m',
+      ONCE_FRAME_BYTES_MAX: '64KiB',
+      ONCE_WRITE_BUFFER_BYTES_MAX: '256KiB',
+      ONCE_SESSION_TTL_MS: '30m',
       ONCE_ADMIN_PASSWORD: 's3cret',
     };
     const config = loadServerConfig(argv('--port', '7900', '--clients-max', '2'), env);
@@ -49,8 +55,8 @@ describe('server settings', () => {
       dataDir: '/tmp/x',
       ring: 4,
       clientsMax: 2,
-      maxFrameBytes: 64 * 1024,
-      maxWriteBufferBytes: 256 * 1024,
+      frameBytesMax: 64 * 1024,
+      writeBufferBytesMax: 256 * 1024,
       sessionTtlMs: 30 * 60_000,
       adminPassword: 's3cret',
       adminPasswordIsDefault: false,
@@ -62,17 +68,109 @@ describe('server settings', () => {
     [{ ONCE_PORT: 'abc' }, /port/],
     [{ ONCE_RING: '0' }, /ring must be an integer from 1 to 1024/],
     [{ ONCE_CLIENTS_MAX: '-3' }, /clients-max/],
-    [{ ONCE_MAX_FRAME: '10' }, /max-frame must be a size from 128/],
-    [{ ONCE_MAX_FRAME: '1GiB' }, /max-frame/],
-    [{ ONCE_MAX_WRITE_BUFFER: '1000' }, /max-write-buffer must be a size from 1024/],
-    [{ ONCE_SESSION_TTL: '5 weeks' }, /session-ttl must be a duration/],
+    [{ ONCE_FRAME_BYTES_MAX: '10' }, /frame-bytes-max must be a size from 128/],
+    [{ ONCE_FRAME_BYTES_MAX: '1GiB' }, /frame-bytes-max/],
+    [{ ONCE_WRITE_BUFFER_BYTES_MAX: '1000' }, /write-buffer-bytes-max must be a size from 1024/],
+    [{ ONCE_SESSION_TTL_MS: '5 weeks' }, /session-ttl-ms must be a duration/],
     [{ ONCE_LOG_FORMAT: 'xml' }, /log-format/],
     [{ ONCE_ADMIN_PASSWORD: '' }, /admin password must not be empty/],
-    [{ ONCE_TLS_KEY: '/k.pem' }, /TLS needs both/],
-    [{ ONCE_IDLE_TIMEOUT: '0' }, /idle-timeout/],
+    [{ ONCE_TLS_KEY_FILE: '/k.pem' }, /TLS needs both/],
+    [{ ONCE_IDLE_UNBOUND_TIMEOUT_MS: '0' }, /idle-unbound-timeout-ms/],
+    [{ ONCE_CONNECTIONS_MAX: '0' }, /connections-max must be an integer from 1 to 1000000/],
+    [{ ONCE_PENDING_ENTRIES_MAX: 'many' }, /pending-entries-max must be an integer/],
+    [
+      { ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX: '0' },
+      /register-failures-per-address-per-minute-max must be an integer from 1/,
+    ],
+    [{ ONCE_SNAPSHOT_EVERY_OPS: '-1' }, /snapshot-every-ops must be an integer from 0/],
   ])('refuses %j with a message naming the setting', (env, message) => {
     expect(() => loadServerConfig(argv(), env)).toThrow(ConfigError);
     expect(() => loadServerConfig(argv(), env)).toThrow(message);
+  });
+
+  it('names the setting, its source and what it takes when a flag is invalid', () => {
+    expect(() => loadServerConfig(argv('--partial-frame-timeout-ms', 'soon'), {})).toThrow(
+      /option '--partial-frame-timeout-ms <duration>' argument 'soon' is invalid\. partial-frame-timeout-ms must be a duration from 1 to 86400000 ms/,
+    );
+    expect(() => loadServerConfig(argv(), { ONCE_RING: '2000' })).toThrow(
+      /value '2000' from env 'ONCE_RING' is invalid\. ring must be an integer from 1 to 1024/,
+    );
+  });
+
+  describe('old names (deprecated aliases)', () => {
+    const OLD_AND_NEW: Array<[Record<string, string>, Partial<ServerConfig>]> = [
+      [{ ONCE_MAX_FRAME: '64KiB' }, { frameBytesMax: 64 * 1024 }],
+      [{ ONCE_MAX_CONNECTIONS: '12' }, { connectionsMax: 12 }],
+      [{ ONCE_MAX_PENDING: '13' }, { pendingEntriesMax: 13 }],
+      [{ ONCE_MAX_WRITE_BUFFER: '2KiB' }, { writeBufferBytesMax: 2048 }],
+      [{ ONCE_SNAPSHOT_EVERY: '14' }, { snapshotEveryOps: 14 }],
+      [{ ONCE_SESSION_TTL: '30m' }, { sessionTtlMs: 30 * 60_000 }],
+      [{ ONCE_PARTIAL_FRAME_TIMEOUT: '2s' }, { partialFrameTimeoutMs: 2000 }],
+      [{ ONCE_IDLE_TIMEOUT: '3s' }, { idleUnboundTimeoutMs: 3000 }],
+      [{ ONCE_REGISTER_FAILURES_PER_MINUTE: '15' }, { registerFailuresPerAddressPerMinuteMax: 15 }],
+      [{ ONCE_REGISTER_FAILURES_PER_CONNECTION: '16' }, { registerFailuresPerConnectionMax: 16 }],
+      [
+        { ONCE_TLS_KEY: '/k.pem', ONCE_TLS_CERT: '/c.pem', ONCE_TLS_CA: '/ca.pem' },
+        { tlsKeyFile: '/k.pem', tlsCertFile: '/c.pem', tlsCaFile: '/ca.pem' },
+      ],
+    ];
+
+    it.each(OLD_AND_NEW)('still reads the old variable %j, with a deprecation', (env, expected) => {
+      const config = loadServerConfig(argv(), env);
+      expect(config).toMatchObject(expected);
+      expect(config.deprecations).toHaveLength(Object.keys(env).length);
+      Object.keys(env).forEach((name, index) =>
+        expect(config.deprecations[index]).toMatch(new RegExp(`^${name} is deprecated: use ONCE_`)),
+      );
+    });
+
+    it('still takes the old flags', () => {
+      const config = loadServerConfig(
+        argv('--max-frame', '2KiB', '--idle-timeout', '5s', '--register-failures-per-minute', '7'),
+        {},
+      );
+      expect(config).toMatchObject({
+        frameBytesMax: 2048,
+        idleUnboundTimeoutMs: 5000,
+        registerFailuresPerAddressPerMinuteMax: 7,
+      });
+      expect(config.deprecations).toEqual([
+        '--max-frame is deprecated: use --frame-bytes-max',
+        '--idle-timeout is deprecated: use --idle-unbound-timeout-ms',
+        '--register-failures-per-minute is deprecated: use --register-failures-per-address-per-minute-max',
+      ]);
+    });
+
+    it('lets the new name win over the old one in the same place, and flags win over variables', () => {
+      const both = loadServerConfig(argv('--max-pending', '1', '--pending-entries-max', '2'), {
+        ONCE_MAX_CONNECTIONS: '3',
+        ONCE_CONNECTIONS_MAX: '4',
+      });
+      expect(both).toMatchObject({ pendingEntriesMax: 2, connectionsMax: 4 });
+      expect(both.deprecations).toEqual([
+        'ONCE_MAX_CONNECTIONS is deprecated and ignored: the value of ONCE_CONNECTIONS_MAX wins',
+        '--max-pending is deprecated and ignored: the value of --pending-entries-max wins',
+      ]);
+      // An old flag still beats a new variable: where a value comes from decides first.
+      const flagFirst = loadServerConfig(argv('--max-frame', '1KiB'), {
+        ONCE_FRAME_BYTES_MAX: '2KiB',
+      });
+      expect(flagFirst.frameBytesMax).toBe(1024);
+    });
+
+    it('refuses an invalid value under an old name, naming both names', () => {
+      expect(() => loadServerConfig(argv(), { ONCE_MAX_FRAME: '10' })).toThrow(
+        /'--max-frame <bytes>' value '10' from env 'ONCE_MAX_FRAME' is invalid\. frame-bytes-max must be a size from 128/,
+      );
+      expect(() => loadServerConfig(argv(), { ONCE_IDLE_TIMEOUT: '0' })).toThrow(/idle-timeout/);
+    });
+
+    it('hides the old flags from the help', () => {
+      const help = serverConfigHelp();
+      expect(help).toContain('--frame-bytes-max <bytes>');
+      expect(help).toContain('ONCE_FRAME_BYTES_MAX');
+      expect(help).not.toContain('--max-frame');
+    });
   });
 
   it('refuses unknown flags', () => {

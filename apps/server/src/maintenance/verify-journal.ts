@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { OnceRuntime } from '@once/framework';
 import { AppModule } from '../app.module';
 import { type ServerConfig } from '../config/server-config';
+import { describeError } from '../fatal-error';
 
 /**
  * `--verify`: replays the whole journal from op 1 through the service's own
@@ -28,7 +29,7 @@ export async function verifyJournal(config: ServerConfig, logger: LoggerService)
     );
     return result.snapshotMatches === false ? 1 : 0;
   } catch (error) {
-    logger.error(`verify: ${error instanceof Error ? error.message : String(error)}`, 'Once');
+    logger.error(`verify: ${describeError(error)}`, 'Once');
     return 1;
   } finally {
     await app.close();

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readEnvSetting } from './env-setting';
+import { InvalidSettingError } from './invalid-setting.error';
+import { checkSettingValue, parseSetting } from './setting-parsers';
+import { SETTINGS, type SettingSpec, setting, settingDefault } from './settings';
+import {
+  readmeSettingsSection,
+  renderSettingsMarkdown,
+  rewriteReadmeSettings,
+} from './settings-readme';
+
+const ALL: readonly SettingSpec[] = SETTINGS;
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+const upperSnake = (name: string) => kebab(name).replace(/-/g, '_').toUpperCase();
+
+describe('the settings table', () => {
+  it.each(ALL.map((spec) => [spec.name, spec]))(
+    '%s: one name across code, variable and flag',
+    (_name, spec) => {
+      expect(spec.flag).toBe(`--${kebab(spec.name)}`);
+      if (spec.kind !== 'switch') expect(spec.env).toBe(`ONCE_${upperSnake(spec.name)}`);
+    },
+  );
+
+  it('has no name twice, new or old', () => {
+    const names = ALL.flatMap((spec) => [
+      spec.name,
+      spec.env,
+      spec.flag,
+      ...(spec.aliases ? [...spec.aliases.names, spec.aliases.env, spec.aliases.flag] : []),
+    ]).filter((name) => name !== undefined);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it.each(ALL.filter((spec) => spec.default !== undefined).map((spec) => [spec.name, spec]))(
+    '%s: its default is in its own range and parses as it is written',
+    (_name, spec) => {
+      if (typeof spec.default === 'number') {
+        expect(checkSettingValue(spec, spec.default)).toBe(spec.default);
+        expect(parseSetting(spec, String(spec.default))).toBe(spec.default);
+      }
+      if (spec.kind === 'choice') expect(spec.choices).toContain(spec.default);
+    },
+  );
+
+  it('units are in the names of the settings that have one', () => {
+    expect(setting('frameBytesMax').unit).toBe('bytes');
+    for (const spec of ALL) {
+      if (spec.unit === 'ms') expect(spec.name).toMatch(/Ms$/);
+      if (spec.unit === 'bytes') expect(spec.name).toMatch(/Bytes/);
+    }
+  });
+
+  it('gives typed defaults', () => {
+    expect(settingDefault('snapshotEveryOps')).toBe(100_000);
+    expect(settingDefault('frameBytesMax')).toBe(1024 * 1024);
+    expect(settingDefault('logFormat')).toBe('text');
+  });
+});
+
+describe('parseSetting', () => {
+  it.each([
+    ['frameBytesMax', '64KiB', 64 * 1024],
+    ['frameBytesMax', '1 MiB', 1024 * 1024],
+    ['sessionTtlMs', '30m', 30 * 60_000],
+    ['sessionTtlMs', '0', 0],
+    ['idleUnboundTimeoutMs', '1500', 1500],
+    ['port', ' 7800 ', 7800],
+    ['logLevel', 'debug', 'debug'],
+  ] as const)('%s %j → %j', (name, text, value) => {
+    expect(parseSetting(setting(name), text)).toBe(value);
+  });
+
+  it.each([
+    ['port', '70000', /^port must be an integer from 0 to 65535, got "70000"$/],
+    ['frameBytesMax', '1GiB', /^frame-bytes-max must be a size from 128 to 4294967295 bytes/],
+    ['idleUnboundTimeoutMs', '0', /^idle-unbound-timeout-ms must be a duration from 1 to/],
+    ['sessionTtlMs', '5 weeks', /^session-ttl-ms must be a duration of at least 0 ms/],
+    ['logFormat', 'xml', /^log-format must be one of text, json/],
+  ] as const)('refuses %s %j, naming the setting', (name, text, message) => {
+    expect(() => parseSetting(setting(name), text)).toThrow(InvalidSettingError);
+    expect(() => parseSetting(setting(name), text)).toThrow(message);
+  });
+
+  it('checks values given in code under their code name', () => {
+    expect(() => checkSettingValue(setting('connectionsMax'), 0)).toThrow(
+      'connectionsMax must be an integer from 1 to 1000000, got 0',
+    );
+    expect(() => checkSettingValue(setting('ring'), 2.5)).toThrow(/^ring must be/);
+  });
+});
+
+describe('readEnvSetting', () => {
+  const spec = setting('snapshotEveryOps');
+
+  it('reads the variable', () => {
+    expect(readEnvSetting(spec, { ONCE_SNAPSHOT_EVERY_OPS: '5' })).toEqual({ value: 5 });
+    expect(readEnvSetting(spec, {})).toEqual({ value: undefined });
+  });
+
+  it('still reads the old variable, and says so', () => {
+    expect(readEnvSetting(spec, { ONCE_SNAPSHOT_EVERY: '6' })).toEqual({
+      value: 6,
+      deprecation: 'ONCE_SNAPSHOT_EVERY is deprecated: use ONCE_SNAPSHOT_EVERY_OPS',
+    });
+  });
+
+  it('lets the new variable win over the old one', () => {
+    expect(
+      readEnvSetting(spec, { ONCE_SNAPSHOT_EVERY: '6', ONCE_SNAPSHOT_EVERY_OPS: '7' }),
+    ).toEqual({
+      value: 7,
+      deprecation: 'ONCE_SNAPSHOT_EVERY is deprecated and ignored: ONCE_SNAPSHOT_EVERY_OPS is set',
+    });
+  });
+});
+
+describe("the README's settings table", () => {
+  const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+
+  it('is the one generated from the settings table (run `npm run settings:readme` to mend)', () => {
+    expect(readmeSettingsSection(readme)).toBe(renderSettingsMarkdown());
+    expect(rewriteReadmeSettings(readme)).toBe(readme);
+  });
+
+  it('lists every setting and every old name', () => {
+    const section = readmeSettingsSection(readme);
+    for (const spec of ALL) {
+      expect(section).toContain(`\`${spec.flag}\``);
+      if (spec.aliases?.env) expect(section).toContain(`\`${spec.aliases.env}\``);
+    }
+  });
+});

@@ -1,0 +1,427 @@
+import { DEFAULT_MAX_FRAME_BYTES } from '@once/protocol';
+
+/** Which part of the node a setting configures. */
+export type SettingLayer =
+  /** `GatewayOptions` of `OnceServer` (`@once/gateway`). */
+  | 'gateway'
+  /** `OnceModuleOptions` (`@once/framework`) and the engine under it. */
+  | 'engine'
+  /** Only the reference service (`apps/server`): its flags and variables. */
+  | 'server';
+
+/**
+ * How a value is written on the command line or in the environment:
+ * - `integer`: decimal digits;
+ * - `bytes`: digits with an optional `KiB`/`MiB` (or `k`, `m`, `kb`, `mb`) suffix;
+ * - `duration`: milliseconds, or digits with `ms`, `s`, `m`, `h` or `d`;
+ * - `text`, `secret`: any string (a secret is never shown as a default);
+ * - `choice`: one of `choices`;
+ * - `switch`: a flag without a value (no variable).
+ */
+export type SettingKind =
+  'integer' | 'bytes' | 'duration' | 'text' | 'secret' | 'choice' | 'switch';
+
+/** The previous names of a renamed setting, still accepted (deprecated). */
+export interface SettingAliases {
+  /** Old code names: `GatewayOptions` properties, fields of the service's config. */
+  readonly names: readonly string[];
+  readonly env?: string;
+  readonly flag?: string;
+}
+
+/** One row of the settings table. */
+export interface SettingSpec {
+  /** Code name: `GatewayOptions` / `OnceModuleOptions` property and config field. */
+  readonly name: string;
+  /** Environment variable: `ONCE_` and the code name in upper snake case. */
+  readonly env?: string;
+  /** Flag: `--` and the code name in kebab case. */
+  readonly flag: string;
+  /** The flag's value placeholder in the help (`<count>`); none for a switch. */
+  readonly argument?: string;
+  readonly kind: SettingKind;
+  /** Default value; undefined: none (off, or required). */
+  readonly default?: number | string | boolean;
+  /** The README's default cell (markdown) when the raw value would not read well. */
+  readonly defaultText?: string;
+  /** Inclusive range of a numeric setting (after units are applied). */
+  readonly min?: number;
+  readonly max?: number;
+  readonly choices?: readonly string[];
+  /** Unit of a numeric value (its name carries it too, qualifier last). */
+  readonly unit?: string;
+  /** One line for the README and the help. */
+  readonly description: string;
+  readonly layer: SettingLayer;
+  readonly aliases?: SettingAliases;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Every setting of a once node, in the order the README and the help list
+ * them. One name per setting: the code name, `ONCE_<UPPER_SNAKE>` and
+ * `--<kebab>` spell the same words, qualifier last (`connectionsMax`,
+ * `ONCE_CONNECTIONS_MAX`, `--connections-max`).
+ */
+export const SETTINGS = [
+  {
+    name: 'host',
+    env: 'ONCE_HOST',
+    flag: '--host',
+    argument: '<address>',
+    kind: 'text',
+    default: '127.0.0.1',
+    description: 'interface to listen on',
+    layer: 'gateway',
+  },
+  {
+    name: 'port',
+    env: 'ONCE_PORT',
+    flag: '--port',
+    argument: '<port>',
+    kind: 'integer',
+    default: 7700,
+    min: 0,
+    max: 65_535,
+    description: 'TCP port (0: any free port, logged)',
+    layer: 'gateway',
+  },
+  {
+    name: 'dataDir',
+    env: 'ONCE_DATA_DIR',
+    flag: '--data-dir',
+    argument: '<path>',
+    kind: 'text',
+    default: './data',
+    description: 'LevelDB data directory, one process at a time',
+    layer: 'engine',
+  },
+  {
+    name: 'adminPassword',
+    env: 'ONCE_ADMIN_PASSWORD',
+    flag: '--admin-password',
+    argument: '<password>',
+    kind: 'secret',
+    default: 'admin',
+    defaultText: '`admin` (warned)',
+    description:
+      'password of the user admin, created with a new data directory (the flag is visible to ps: prefer the variable)',
+    layer: 'server',
+  },
+  {
+    name: 'clientsMax',
+    env: 'ONCE_CLIENTS_MAX',
+    flag: '--clients-max',
+    argument: '<count>',
+    kind: 'integer',
+    default: 8192,
+    min: 1,
+    max: 10_000_000,
+    unit: 'sessions',
+    description:
+      'client table capacity; when full, the least recently committing session is evicted',
+    layer: 'engine',
+  },
+  {
+    name: 'ring',
+    env: 'ONCE_RING',
+    flag: '--ring',
+    argument: '<count>',
+    kind: 'integer',
+    default: 8,
+    min: 1,
+    max: 1024,
+    unit: 'replies',
+    description: 'replies cached per session, which is also the requests in flight per session',
+    layer: 'engine',
+  },
+  {
+    name: 'sessionTtlMs',
+    env: 'ONCE_SESSION_TTL_MS',
+    flag: '--session-ttl-ms',
+    argument: '<duration>',
+    kind: 'duration',
+    default: 0,
+    defaultText: '`0` (never)',
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    unit: 'ms',
+    description: 'expire sessions idle this long by journal time (90s, 30m, 24h; 0: never)',
+    layer: 'engine',
+    aliases: { names: [], env: 'ONCE_SESSION_TTL', flag: '--session-ttl' },
+  },
+  {
+    name: 'snapshotEveryOps',
+    env: 'ONCE_SNAPSHOT_EVERY_OPS',
+    flag: '--snapshot-every-ops',
+    argument: '<ops>',
+    kind: 'integer',
+    default: 100_000,
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    unit: 'ops',
+    description: 'take a snapshot every this many ops (0: only at a graceful stop)',
+    layer: 'engine',
+    aliases: { names: ['snapshotEvery'], env: 'ONCE_SNAPSHOT_EVERY', flag: '--snapshot-every' },
+  },
+  {
+    name: 'frameBytesMax',
+    env: 'ONCE_FRAME_BYTES_MAX',
+    flag: '--frame-bytes-max',
+    argument: '<bytes>',
+    kind: 'bytes',
+    default: DEFAULT_MAX_FRAME_BYTES,
+    defaultText: '`1MiB`',
+    min: 128,
+    max: 2 ** 32 - 1,
+    unit: 'bytes',
+    description: 'largest frame (header and body) accepted; a larger one is BAD_FRAME',
+    layer: 'gateway',
+    aliases: { names: ['maxFrameBytes'], env: 'ONCE_MAX_FRAME', flag: '--max-frame' },
+  },
+  {
+    name: 'connectionsMax',
+    env: 'ONCE_CONNECTIONS_MAX',
+    flag: '--connections-max',
+    argument: '<count>',
+    kind: 'integer',
+    default: 10_000,
+    min: 1,
+    max: 1_000_000,
+    unit: 'connections',
+    description: 'open connections at once; further ones are closed on accept',
+    layer: 'gateway',
+    aliases: {
+      names: ['maxConnections'],
+      env: 'ONCE_MAX_CONNECTIONS',
+      flag: '--max-connections',
+    },
+  },
+  {
+    name: 'pendingEntriesMax',
+    env: 'ONCE_PENDING_ENTRIES_MAX',
+    flag: '--pending-entries-max',
+    argument: '<entries>',
+    kind: 'integer',
+    default: 65_536,
+    min: 1,
+    max: 10_000_000,
+    unit: 'entries',
+    description: 'journal entries admitted but not yet durable before reads pause',
+    layer: 'gateway',
+    aliases: { names: ['maxPendingEntries'], env: 'ONCE_MAX_PENDING', flag: '--max-pending' },
+  },
+  {
+    name: 'writeBufferBytesMax',
+    env: 'ONCE_WRITE_BUFFER_BYTES_MAX',
+    flag: '--write-buffer-bytes-max',
+    argument: '<bytes>',
+    kind: 'bytes',
+    default: 64 * 1024 * 1024,
+    defaultText: '`64MiB`',
+    min: 1024,
+    max: 2 ** 40,
+    unit: 'bytes',
+    description:
+      'reply bytes a peer may leave unread (from earlier event-loop turns) before its connection closes',
+    layer: 'gateway',
+    aliases: {
+      names: ['maxWriteBufferBytes'],
+      env: 'ONCE_MAX_WRITE_BUFFER',
+      flag: '--max-write-buffer',
+    },
+  },
+  {
+    name: 'partialFrameTimeoutMs',
+    env: 'ONCE_PARTIAL_FRAME_TIMEOUT_MS',
+    flag: '--partial-frame-timeout-ms',
+    argument: '<duration>',
+    kind: 'duration',
+    default: 10_000,
+    defaultText: '`10s`',
+    min: 1,
+    max: 24 * HOUR_MS,
+    unit: 'ms',
+    description: 'a frame begun but not finished in time: BAD_FRAME, then close',
+    layer: 'gateway',
+    aliases: {
+      names: [],
+      env: 'ONCE_PARTIAL_FRAME_TIMEOUT',
+      flag: '--partial-frame-timeout',
+    },
+  },
+  {
+    name: 'idleUnboundTimeoutMs',
+    env: 'ONCE_IDLE_UNBOUND_TIMEOUT_MS',
+    flag: '--idle-unbound-timeout-ms',
+    argument: '<duration>',
+    kind: 'duration',
+    default: 60_000,
+    defaultText: '`60s`',
+    min: 1,
+    max: 24 * HOUR_MS,
+    unit: 'ms',
+    description: 'close a connection that holds no session and sends nothing this long',
+    layer: 'gateway',
+    aliases: { names: ['idleTimeoutMs'], env: 'ONCE_IDLE_TIMEOUT', flag: '--idle-timeout' },
+  },
+  {
+    name: 'registerFailuresPerAddressPerMinuteMax',
+    env: 'ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX',
+    flag: '--register-failures-per-address-per-minute-max',
+    argument: '<count>',
+    kind: 'integer',
+    default: 30,
+    min: 1,
+    max: 1_000_000,
+    unit: 'failures',
+    description:
+      'failed REGISTERs per address per minute; past it REGISTER is refused unchecked until the minute passes',
+    layer: 'gateway',
+    aliases: {
+      names: ['registerFailuresPerMinute', 'maxFailedRegistersPerAddressPerMinute'],
+      env: 'ONCE_REGISTER_FAILURES_PER_MINUTE',
+      flag: '--register-failures-per-minute',
+    },
+  },
+  {
+    name: 'registerFailuresPerConnectionMax',
+    env: 'ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX',
+    flag: '--register-failures-per-connection-max',
+    argument: '<count>',
+    kind: 'integer',
+    default: 5,
+    min: 1,
+    max: 1_000_000,
+    unit: 'failures',
+    description: 'failed REGISTERs before the connection is closed',
+    layer: 'gateway',
+    aliases: {
+      names: ['registerFailuresPerConnection', 'maxFailedRegistersPerConnection'],
+      env: 'ONCE_REGISTER_FAILURES_PER_CONNECTION',
+      flag: '--register-failures-per-connection',
+    },
+  },
+  {
+    name: 'tlsKeyFile',
+    env: 'ONCE_TLS_KEY_FILE',
+    flag: '--tls-key-file',
+    argument: '<file>',
+    kind: 'text',
+    defaultText: 'off',
+    description: 'PEM private key: serve TLS instead of plain TCP (with tlsCertFile)',
+    layer: 'server',
+    aliases: { names: [], env: 'ONCE_TLS_KEY', flag: '--tls-key' },
+  },
+  {
+    name: 'tlsCertFile',
+    env: 'ONCE_TLS_CERT_FILE',
+    flag: '--tls-cert-file',
+    argument: '<file>',
+    kind: 'text',
+    defaultText: 'off',
+    description: 'PEM certificate chain: serve TLS instead of plain TCP (with tlsKeyFile)',
+    layer: 'server',
+    aliases: { names: [], env: 'ONCE_TLS_CERT', flag: '--tls-cert' },
+  },
+  {
+    name: 'tlsCaFile',
+    env: 'ONCE_TLS_CA_FILE',
+    flag: '--tls-ca-file',
+    argument: '<file>',
+    kind: 'text',
+    defaultText: 'off',
+    description: 'PEM CA bundle: require client certificates signed by it',
+    layer: 'server',
+    aliases: { names: [], env: 'ONCE_TLS_CA', flag: '--tls-ca' },
+  },
+  {
+    name: 'logFormat',
+    env: 'ONCE_LOG_FORMAT',
+    flag: '--log-format',
+    argument: '<format>',
+    kind: 'choice',
+    default: 'text',
+    choices: ['text', 'json'],
+    description: 'log line format, one line per event',
+    layer: 'server',
+  },
+  {
+    name: 'logLevel',
+    env: 'ONCE_LOG_LEVEL',
+    flag: '--log-level',
+    argument: '<level>',
+    kind: 'choice',
+    default: 'log',
+    choices: ['error', 'warn', 'log', 'debug', 'verbose'],
+    description: 'least severe level logged',
+    layer: 'server',
+  },
+  {
+    name: 'verify',
+    flag: '--verify',
+    kind: 'switch',
+    default: false,
+    description: 'maintenance: replay the whole journal, compare with the newest snapshot, exit',
+    layer: 'server',
+  },
+  {
+    name: 'truncateCorruptTail',
+    flag: '--truncate-corrupt-tail',
+    kind: 'switch',
+    default: false,
+    description:
+      'maintenance: drop the journal from its first corrupt entry on (needs --yes), exit',
+    layer: 'server',
+  },
+  {
+    name: 'yes',
+    flag: '--yes',
+    kind: 'switch',
+    default: false,
+    description: 'confirm a destructive maintenance command',
+    layer: 'server',
+  },
+] as const satisfies readonly SettingSpec[];
+
+/** A code name of the table. */
+export type SettingName = (typeof SETTINGS)[number]['name'];
+
+type SpecOf<N extends SettingName> = Extract<(typeof SETTINGS)[number], { name: N }>;
+
+/** The type of a setting's value, by its kind. */
+export type SettingValue<N extends SettingName> = SpecOf<N>['kind'] extends
+  'integer' | 'bytes' | 'duration'
+  ? number
+  : SpecOf<N>['kind'] extends 'switch'
+    ? boolean
+    : string;
+
+const BY_NAME: ReadonlyMap<string, SettingSpec> = new Map(
+  SETTINGS.map((spec: SettingSpec) => [spec.name, spec]),
+);
+
+/** The table's row of `name`. */
+export function setting(name: SettingName): SettingSpec {
+  return BY_NAME.get(name)!;
+}
+
+/** The default of `name` (the table's, typed by the setting's kind). */
+export function settingDefault<N extends SettingName>(name: N): SettingValue<N> {
+  return setting(name).default as SettingValue<N>;
+}
+
+/** The defaults of `names`, as an object keyed by them. */
+export function settingDefaults<N extends SettingName>(
+  names: readonly N[],
+): { readonly [K in N]: SettingValue<K> } {
+  const defaults: Partial<Record<N, unknown>> = {};
+  for (const name of names) defaults[name] = settingDefault(name);
+  return Object.freeze(defaults) as { readonly [K in N]: SettingValue<K> };
+}
+
+/** The rows of one layer, in table order. */
+export function settingsOfLayer(layer: SettingLayer): readonly SettingSpec[] {
+  return SETTINGS.filter((spec: SettingSpec) => spec.layer === layer);
+}
