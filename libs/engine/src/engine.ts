@@ -1,3 +1,4 @@
+import { settingDefault } from '@once/settings';
 import { type ClientTable } from '@once/client-table';
 import {
   EntryKind,
@@ -78,7 +79,7 @@ export class Engine {
     this.snapshots = new SnapshotScheduler(
       this.journal,
       this.applier,
-      options.snapshotEveryOps ?? 100_000,
+      options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
       this.logger,
     );
     this.pending = new PendingSubmissions(this.logger);

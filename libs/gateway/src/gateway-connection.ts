@@ -15,7 +15,7 @@ export interface ConnectionHost {
    * gateway implements this interface; to be renamed `writeBufferBytesMax`
    * together with the gateway.
    */
-  readonly maxWriteBufferBytes: number;
+  readonly writeBufferBytesMax: number;
 }
 
 /**
@@ -103,7 +103,7 @@ export class GatewayConnection implements ConnectionView {
   send(frame: Buffer): void {
     if (this.closedValue) return;
     if (!this.corked) {
-      if (this.socket.writableLength > this.host.maxWriteBufferBytes) {
+      if (this.socket.writableLength > this.host.writeBufferBytesMax) {
         // The peer does not read its replies; holding them would hold the node's memory.
         this.destroy();
         return;

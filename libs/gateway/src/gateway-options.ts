@@ -94,8 +94,8 @@ const LIMIT_NAMES = [
   'registerFailuresPerAddressPerMinuteMax',
 ] as const satisfies readonly SettingName[];
 
-/** The options in force: defaults applied, limits checked, new names only (see below). */
-export interface ResolvedGatewayOptions extends TemporaryOldResolvedNames {
+/** The options in force: defaults applied, limits checked, new names only. */
+export interface ResolvedGatewayOptions {
   readonly host: string;
   readonly port: number;
   readonly frameBytesMax: number;
@@ -109,37 +109,7 @@ export interface ResolvedGatewayOptions extends TemporaryOldResolvedNames {
   readonly tls: GatewayTlsOptions | undefined;
 }
 
-/**
- * TEMPORARY, for gateway.ts only until it reads the new names: the old names
- * as read-only, non-enumerable getters of the new ones (so they never show in
- * a spread, a log or a comparison). Remove this interface and
- * `withOldNameGetters` with the last reader.
- */
-interface TemporaryOldResolvedNames {
-  /** @deprecated Temporary alias of `frameBytesMax`. */
-  readonly maxFrameBytes: number;
-  /** @deprecated Temporary alias of `connectionsMax`. */
-  readonly maxConnections: number;
-  /** @deprecated Temporary alias of `pendingEntriesMax`. */
-  readonly maxPendingEntries: number;
-  /** @deprecated Temporary alias of `writeBufferBytesMax`. */
-  readonly maxWriteBufferBytes: number;
-  /** @deprecated Temporary alias of `registerFailuresPerConnectionMax`. */
-  readonly maxFailedRegistersPerConnection: number;
-  /** @deprecated Temporary alias of `registerFailuresPerAddressPerMinuteMax`. */
-  readonly maxFailedRegistersPerAddressPerMinute: number;
-}
-
-type NewNamesOnly = Omit<ResolvedGatewayOptions, keyof TemporaryOldResolvedNames>;
-
-function withOldNameGetters(resolved: NewNamesOnly): ResolvedGatewayOptions {
-  for (const [old, current] of Object.entries(DEPRECATED_NAMES)) {
-    Object.defineProperty(resolved, old, { get: () => resolved[current], enumerable: false });
-  }
-  return Object.freeze(resolved) as ResolvedGatewayOptions;
-}
-
-export const GATEWAY_DEFAULTS: ResolvedGatewayOptions = withOldNameGetters({
+export const GATEWAY_DEFAULTS: ResolvedGatewayOptions = Object.freeze({
   ...settingDefaults(['host', ...LIMIT_NAMES]),
   tls: undefined,
 });
@@ -154,7 +124,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
     if (given[current] === undefined && given[old] !== undefined) given[current] = given[old];
     delete given[old];
   }
-  const resolved = { ...GATEWAY_DEFAULTS, ...given } as NewNamesOnly;
+  const resolved = { ...GATEWAY_DEFAULTS, ...given };
   for (const name of LIMIT_NAMES) {
     try {
       checkSettingValue(setting(name), resolved[name]);
@@ -165,7 +135,7 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
   if (resolved.tls && (!resolved.tls.key || !resolved.tls.cert)) {
     throw new InvalidGatewayOptionsError('tls needs both a key and a cert');
   }
-  return withOldNameGetters(resolved);
+  return Object.freeze(resolved);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

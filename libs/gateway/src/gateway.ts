@@ -60,7 +60,7 @@ type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
  * PING says not ready and everything else is NOT_READY.
  */
 export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
-  readonly maxWriteBufferBytes: number;
+  readonly writeBufferBytesMax: number;
   private readonly logger = new Logger('OnceGateway');
   private readonly connections = new Map<number, GatewayConnection>();
   private readonly flights = new SessionFlights<GatewayConnection>();
@@ -82,20 +82,20 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     private readonly options: ResolvedGatewayOptions,
     handlers: HandlerSource,
   ) {
-    this.maxWriteBufferBytes = options.maxWriteBufferBytes;
+    this.writeBufferBytesMax = options.writeBufferBytesMax;
     this.router = new ReplyRouter({
       commitOp: () => this.commitOp,
       watermarkOf: (client) => this.engine.table.get(client)?.watermark ?? 0,
       release: (client) => this.journalRelease(client),
     });
     this.room = new JournalRoom(
-      options.maxPendingEntries,
+      options.pendingEntriesMax,
       () => this.engineValue?.journal.pendingCount ?? 0,
     );
     const pipeline = new HandlerPipeline(handlers);
     this.registers = new RegisterAdmission(this, runtime, this.room, this.router, {
-      failedPerConnection: options.maxFailedRegistersPerConnection,
-      failedPerAddressPerMinute: options.maxFailedRegistersPerAddressPerMinute,
+      failedPerConnection: options.registerFailuresPerConnectionMax,
+      failedPerAddressPerMinute: options.registerFailuresPerAddressPerMinuteMax,
     });
     this.replicated = new ReplicatedAdmission(this, this.flights, this.room, pipeline, this.router);
     this.queries = new QueryService(this, pipeline);
@@ -141,7 +141,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
       this.nextConnectionId++,
       socket,
       this,
-      this.options.maxFrameBytes,
+      this.options.frameBytesMax,
     );
     this.connections.set(connection.id, connection);
     this.logger.debug?.(`connection #${connection.id} from ${connection.remote} opened`);
