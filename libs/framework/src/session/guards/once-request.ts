@@ -12,11 +12,21 @@ import { OnceRpcContext } from '../once-rpc-context';
  */
 export function onceRequestOf(context: ExecutionContext): OnceRpcContext | 'not-once' | 'foreign' {
   if (context.getType() !== 'rpc') return 'not-once';
-  const handler = context.getHandler();
-  const isOnceHandler =
-    Reflect.hasMetadata(ONCE_COMMAND_METADATA, handler) ||
-    Reflect.hasMetadata(ONCE_QUERY_METADATA, handler);
-  if (!isOnceHandler) return 'not-once';
+  if (!isOnceHandler(context.getHandler())) return 'not-once';
   const rpc = context.switchToRpc().getContext<unknown>();
   return rpc instanceof OnceRpcContext ? rpc : 'foreign';
+}
+
+/** Handlers already looked at: both guards ask for every request, the answer never changes. */
+const onceHandlers = new WeakMap<object, boolean>();
+
+function isOnceHandler(handler: object): boolean {
+  let known = onceHandlers.get(handler);
+  if (known === undefined) {
+    known =
+      Reflect.hasMetadata(ONCE_COMMAND_METADATA, handler) ||
+      Reflect.hasMetadata(ONCE_QUERY_METADATA, handler);
+    onceHandlers.set(handler, known);
+  }
+  return known;
 }
