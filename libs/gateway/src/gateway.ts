@@ -23,8 +23,7 @@ import {
   Operation,
   type ParsedRequest,
   STATUS_NAMES,
-  type Status,
-  Status as Statuses,
+  Status,
   parseRequest,
   verifyResumeToken,
 } from '@once/protocol';
@@ -40,8 +39,6 @@ import { ReplicatedAdmission } from './replicated-admission';
 import { ReplyRouter } from './reply-router';
 import { SessionFlights } from './session-flights';
 import { SlowPeerSweep } from './slow-peer-sweep';
-
-export { type HandlerSource } from './handler-pipeline';
 
 type Replicated = Extract<ParsedRequest, { operation: Operation.Command | Operation.Logout }>;
 type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
@@ -160,7 +157,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     try {
       const parsed = parseRequest(frame);
       if (!parsed.ok) {
-        return this.answer(connection, frame, Statuses.InvalidRequest, parsed.message);
+        return this.answer(connection, frame, Status.InvalidRequest, parsed.message);
       }
       const request = parsed.request;
       if (request.operation === Operation.Ping) {
@@ -169,7 +166,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
       if (!this.serving()) {
         const phase = this.stopping ? 'stopping' : (this.engineValue?.phase ?? 'opening');
         const message = `the node is ${phase}; retry the same frame later`;
-        return this.answer(connection, frame, Statuses.NotReady, message);
+        return this.answer(connection, frame, Status.NotReady, message);
       }
       switch (request.operation) {
         case Operation.Register:
@@ -208,7 +205,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     this.logger.error(
       `connection #${connection.id}: unexpected ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
-    this.answer(connection, frame, Statuses.NotReady, INTERNAL_ERROR_MESSAGE);
+    this.answer(connection, frame, Status.NotReady, INTERNAL_ERROR_MESSAGE);
   }
 
   answer(
@@ -255,7 +252,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
           // Hold this connection (TCP backpressure), then look again from the session rules.
           await verdict.room;
           if (!this.serving(connection)) {
-            return this.answer(connection, frame, Statuses.NotReady, NOT_READY_MESSAGE);
+            return this.answer(connection, frame, Status.NotReady, NOT_READY_MESSAGE);
           }
           continue;
         case 'admit': {

@@ -53,12 +53,10 @@ export class HandlerPipeline {
  * - after that it is a pipe's or the handler's: `fallbackCode`.
  */
 export function refusalOf(error: unknown, context: OnceRpcContext, fallbackCode: string): Refusal {
-  const { code, message } =
-    typeof error === 'object' && error !== null
-      ? (error as { code?: unknown; message?: unknown })
-      : { code: undefined, message: String(error) };
-  const text =
-    typeof message === 'string' ? message : typeof error === 'object' ? JSON.stringify(error) : '';
-  if (typeof code === 'string' && CODE.test(code)) return { code, message: text };
-  return { code: context.guardsPassed ? fallbackCode : 'FORBIDDEN', message: text };
+  const stageCode = context.guardsPassed ? fallbackCode : 'FORBIDDEN';
+  if (typeof error !== 'object' || error === null)
+    return { code: stageCode, message: String(error) };
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : JSON.stringify(error);
+  return { code: typeof code === 'string' && CODE.test(code) ? code : stageCode, message: text };
 }

@@ -16,7 +16,7 @@ import {
   fenceVerdict,
   resumeVerdict,
 } from '@once/framework';
-import { EntryKind } from '@once/journal';
+import { EntryKind, type EntryDraft } from '@once/journal';
 import { type Frame, Operation, type ParsedRequest, Status } from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
@@ -176,11 +176,7 @@ export class ReplicatedAdmission {
   }
 
   /** Appends; false when the node takes no writes (answered NOT_READY then). */
-  private append(
-    connection: GatewayConnection,
-    frame: Frame,
-    draft: Parameters<AdmissionHost['engine']['submit']>[0],
-  ): boolean {
+  private append(connection: GatewayConnection, frame: Frame, draft: EntryDraft): boolean {
     try {
       this.host.engine.submit(draft);
       return true;
