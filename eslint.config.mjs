@@ -5,7 +5,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**', 'eslint.config.mjs'],
+    ignores: [
+      'dist/**',
+      'libs/*/dist/**',
+      'node_modules/**',
+      'bench/results/**',
+      'coverage/**',
+      'eslint.config.mjs',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
