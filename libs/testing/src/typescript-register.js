@@ -72,7 +72,14 @@ function compiler(filename) {
         `or give compiled .js files, or a loader of your own`,
     );
   }
-  typescript = require(resolved);
+  const loaded = require(resolved);
+  if (typeof loaded.transpileModule !== 'function') {
+    throw new Error(
+      `cannot load ${filename}: the typescript at ${resolved} has no transpileModule API; ` +
+        `give compiled .js files, or a loader of your own`,
+    );
+  }
+  typescript = loaded;
   return typescript;
 }
 
