@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Operation, Status, randomClientId } from '@once/protocol';
 import { RawClient, ServiceProcess, outcomeOf, registrationOf } from '@once/testing';
@@ -61,6 +62,52 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
       expect(tally).toEqual({ ok: true, result: { count: committed } });
       raw.destroy();
       again.destroy();
+    });
+
+    it(`when ${signal} arrives while a client keeps sending, then the connection still closes and the stop completes`, async () => {
+      // Given a session whose client writes a query every few milliseconds, throughout the stop
+      await service.restart();
+      const client = randomClientId();
+      const raw = await RawClient.connect(service.port);
+      const { epoch } = registrationOf(await raw.register(client, 'alice', TALLY_USERS.alice));
+      const writer = setInterval(() => {
+        if (raw.closed) return;
+        raw.send(
+          { operation: Operation.Query, client, session: epoch, request: 0 },
+          JSON.stringify({ pattern: 'tally.get', data: { name: signal } }),
+        );
+      }, 2);
+
+      // When the signal arrives
+      const logsBefore = service.logs.length;
+      const code = await service.stop(15_000, signal);
+      clearInterval(writer);
+
+      // Then the shutdown hooks ran to their end (NestJS re-raised the signal; no SIGKILL) and the connection closed
+      expect(service.logs.slice(logsBefore)).toMatch(/stopping[^]*snapshot at op \d+ written/);
+      expect(code).toBeNull();
+      expect(service.exitSignal).toBe(signal);
+      await raw.whenClosed();
+    });
+
+    it(`when ${signal} arrives while a peer never closes its side of the connection, then the stop still completes`, async () => {
+      // Given a connection whose peer keeps its side open after the node's FIN
+      await service.restart();
+      const peer = connect({ port: service.port, host: '127.0.0.1', allowHalfOpen: true });
+      await new Promise((resolve) => peer.once('connect', resolve));
+      const peerGotFin = new Promise((resolve) => peer.once('end', resolve));
+
+      // When the signal arrives
+      const logsBefore = service.logs.length;
+      const code = await service.stop(15_000, signal);
+
+      // Then the node ended the connection and its shutdown hooks ran to their end:
+      // NestJS re-raised the signal (a hung stop would have ended by SIGKILL)
+      expect(service.logs.slice(logsBefore)).toMatch(`${signal}: stopping`);
+      expect(code).toBeNull();
+      expect(service.exitSignal).toBe(signal);
+      await peerGotFin;
+      peer.destroy();
     });
   },
 );

@@ -60,6 +60,13 @@ export class GatewayConnection implements ConnectionView {
 
   /** Frames waiting beyond this many pause the socket. */
   private static readonly QUEUE_HIGH_WATER = 64;
+  /**
+   * After the node's FIN, how long the peer has to close its side before the
+   * socket is destroyed. Without a bound a peer that keeps its half open
+   * (or whose unread bytes hide its FIN) holds `server.close()`, and with it
+   * a graceful stop, forever.
+   */
+  private static readonly CLOSE_GRACE_MS = 2_000;
 
   constructor(
     readonly id: number,
@@ -124,6 +131,7 @@ export class GatewayConnection implements ConnectionView {
     this.stopIntake();
     this.closing = true;
     this.socket.end(frame);
+    this.awaitPeerClose();
   }
 
   end(): void {
@@ -131,6 +139,7 @@ export class GatewayConnection implements ConnectionView {
     this.stopIntake();
     this.closing = true;
     this.socket.end();
+    this.awaitPeerClose();
   }
 
   destroy(): void {
@@ -138,6 +147,16 @@ export class GatewayConnection implements ConnectionView {
     this.stopIntake();
     this.closing = true;
     this.socket.destroy();
+  }
+
+  /**
+   * Once the node has sent its FIN: bytes still arriving are read and dropped
+   * (`reading` is false), so the peer's FIN behind them is seen, and a peer
+   * that never closes is cut after CLOSE_GRACE_MS.
+   */
+  private awaitPeerClose(): void {
+    this.socket.resume();
+    setTimeout(() => this.socket.destroy(), GatewayConnection.CLOSE_GRACE_MS).unref();
   }
 
   private stopIntake(): void {

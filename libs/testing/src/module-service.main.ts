@@ -72,9 +72,8 @@ async function main(): Promise<void> {
     logger: new ConsoleLogger({ colors: false }),
     abortOnError: false,
   });
-  const stop = () => void app.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // The framework drains, snapshots and closes; exit 0 once it has.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen();
 }
 

@@ -119,6 +119,15 @@ export class ServiceProcess {
   get logs(): string {
     return this.output;
   }
+  /**
+   * The signal the last process ended by, or null (it exited, or runs). A
+   * NestJS app with `enableShutdownHooks()` re-raises the signal it stopped
+   * for once its shutdown hooks have all run.
+   */
+  get exitSignal(): NodeJS.Signals | null {
+    return this.child?.signalCode ?? null;
+  }
+
   get running(): boolean {
     return (
       this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
@@ -222,7 +231,8 @@ export class ServiceProcess {
     });
     this.child = child;
     track(child);
-    this.exitPromise = new Promise((done) => child.once('exit', (code) => done(code)));
+    // 'close', not 'exit': the process has ended *and* everything it printed has been read.
+    this.exitPromise = new Promise((done) => child.once('close', (code) => done(code)));
     const listening = new Promise<number>((found, failed) => {
       const onData = (chunk: Buffer) => {
         this.output += chunk.toString('utf8');
@@ -231,7 +241,7 @@ export class ServiceProcess {
       };
       child.stdout?.on('data', onData);
       child.stderr?.on('data', onData);
-      child.once('exit', (code, signal) =>
+      child.once('close', (code, signal) =>
         failed(
           new ServiceStartError(
             `the service exited (${code ?? signal}) before listening:\n${this.output.slice(-4000)}`,
