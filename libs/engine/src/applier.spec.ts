@@ -146,12 +146,17 @@ describe('Applier', () => {
     const quiet = apply(crash(1));
     applier.handlerFailureLog = log;
     const loud = apply(crash(2));
-    expect(errors).toEqual(['handler for "kv.crash" failed at op 3: boom']);
+    // The log gets the error's message and stack; the reply names only the op.
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^handler for "kv\.crash" failed at op 3: Error: boom\n\s+at /);
     for (const outcome of [quiet, loud]) {
       expect(decodeHeader(outcome.reply!).status).toBe(Status.Ok);
-      expect(JSON.parse(outcome.result!.toString('utf8'))).toMatchObject({
+      expect(JSON.parse(outcome.result!.toString('utf8'))).toEqual({
         ok: false,
-        error: { code: 'HANDLER_FAILED' },
+        error: {
+          code: 'HANDLER_FAILED',
+          message: `the handler failed at op ${outcome.entry.op}; the server log has the details`,
+        },
       });
     }
   });

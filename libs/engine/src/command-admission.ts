@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { type AdmissionContext } from './admission-context';
-import { CommandError } from './command.error';
+import { CommandError, EngineRefusal } from './command.error';
 import { encodeCommandBody } from './command-body';
 import { type CommandRegistry } from './command-registry';
+import { type EngineLogger, describeError } from './engine-logger';
 
 /**
  * Prepares a command for the journal: runs its admission step (if any) and
@@ -12,6 +14,10 @@ import { type CommandRegistry } from './command-registry';
  * password, drawing a salt): its output is journaled, so apply, live or in
  * replay, only reads it. A refusal at admission is journaled too, as a
  * refusal body, so the request number is used and a retry gets the same answer.
+ *
+ * A CommandError keeps its code, message and rpcError. Any other throw is
+ * ADMISSION_FAILED with a message that names an error id and nothing of the
+ * error; the id, the message and the stack go to `logger` only.
  */
 export async function admitCommand(
   commands: CommandRegistry,
@@ -19,6 +25,7 @@ export async function admitCommand(
   data: unknown,
   ctx: AdmissionContext,
   rawBody?: Buffer,
+  logger?: EngineLogger,
 ): Promise<Buffer> {
   const handler = commands.get(pattern);
   if (!handler?.admit) return rawBody ?? encodeCommandBody({ pattern, data });
@@ -26,13 +33,23 @@ export async function admitCommand(
     const admitted: unknown = await handler.admit(data, ctx);
     return encodeCommandBody({ pattern, data: admitted });
   } catch (error) {
-    const refusal =
-      error instanceof CommandError
-        ? { code: error.code, message: error.message }
-        : {
-            code: 'ADMISSION_FAILED',
-            message: error instanceof Error ? error.message : String(error),
-          };
-    return encodeCommandBody({ pattern, refusal });
+    if (error instanceof CommandError) {
+      const { code, message, rpcError } = error;
+      return encodeCommandBody({ pattern, refusal: { code, message, rpcError } });
+    }
+    const errorId = newErrorId();
+    logger?.error(
+      `admission step of "${pattern}" for user ${ctx.userId} failed (error ${errorId}): ${describeError(error)}`,
+    );
+    const message = `the admission step failed (error ${errorId}); the server log has the details`;
+    return encodeCommandBody({
+      pattern,
+      refusal: { code: EngineRefusal.AdmissionFailed, message },
+    });
   }
+}
+
+/** A reference for one failure, shown to the client and logged with the details. */
+export function newErrorId(): string {
+  return randomBytes(6).toString('hex');
 }

@@ -15,18 +15,28 @@ export type CommandBody =
   | { readonly pattern: string; readonly data: unknown; readonly refusal?: undefined }
   | {
       readonly pattern: string;
-      readonly refusal: { readonly code: string; readonly message: string };
+      readonly refusal: CommandRefusal;
     };
+
+/** A refusal decided before apply, journaled so that apply answers it (see {@link CommandBody}). */
+export interface CommandRefusal {
+  readonly code: string;
+  readonly message: string;
+  /** The body's additive `rpcError` (PROTOCOL-NOTES); absent when undefined. */
+  readonly rpcError?: unknown;
+}
 
 /** First byte of a refusal body. */
 const REFUSAL_MARK = 0x21; // '!'
 
 export function encodeCommandBody(body: CommandBody): Buffer {
   if (body.refusal) {
+    const { code, message, rpcError } = body.refusal;
     const json = JSON.stringify({
       pattern: body.pattern,
-      code: body.refusal.code,
-      message: body.refusal.message,
+      code,
+      message,
+      ...rpcErrorField(rpcError),
     });
     return Buffer.concat([Buffer.from([REFUSAL_MARK]), Buffer.from(json)]);
   }
@@ -47,9 +57,20 @@ export function decodeCommandBody(bytes: Uint8Array): CommandBody | undefined {
   const record = parsed as Record<string, unknown>;
   if (typeof record.pattern !== 'string') return undefined;
   if (isRefusal) {
-    const { code, message } = record;
+    const { code, message, rpcError } = record;
     if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-    return { pattern: record.pattern, refusal: { code, message } };
+    const refusal = rpcError === undefined ? { code, message } : { code, message, rpcError };
+    return { pattern: record.pattern, refusal };
   }
   return { pattern: record.pattern, data: record.data ?? null };
+}
+
+/** `{ rpcError }` when JSON can carry it, else nothing: a refusal is journaled even when it cannot. */
+function rpcErrorField(rpcError: unknown): { rpcError?: unknown } {
+  if (rpcError === undefined || rpcError === null) return {};
+  try {
+    return JSON.stringify(rpcError) === undefined ? {} : { rpcError };
+  } catch {
+    return {};
+  }
 }

@@ -18,4 +18,11 @@ export interface CommandHandler {
    * async. A throw becomes a committed refusal (the request number is used).
    */
   admit?(data: unknown, ctx: AdmissionContext): unknown;
+  /**
+   * Told, live only (never on replay), that `apply` threw `error`, for side
+   * effects such as an application's exception filters (logging, alerting).
+   * It cannot change the committed reply, which replay must rebuild to the
+   * byte. What it throws is logged and otherwise ignored.
+   */
+  reportFailure?(error: unknown, data: unknown, ctx: ApplyContext): void;
 }

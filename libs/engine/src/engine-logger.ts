@@ -13,3 +13,13 @@ export const SILENT_LOGGER: EngineLogger = {
   warn: () => undefined,
   error: () => undefined,
 };
+
+/** An error as the server log shows it: its stack (which starts with its message), or its text. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  try {
+    return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
+  } catch {
+    return String(error);
+  }
+}

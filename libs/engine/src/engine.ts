@@ -194,7 +194,7 @@ export class Engine {
     ctx: AdmissionContext,
     rawBody?: Buffer,
   ): Promise<Buffer> {
-    return admitCommand(this.commands, pattern, data, ctx, rawBody);
+    return admitCommand(this.commands, pattern, data, ctx, rawBody, this.logger);
   }
 
   /**

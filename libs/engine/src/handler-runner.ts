@@ -1,19 +1,25 @@
 import { type JournalEntry } from '@once/journal';
 import { errorBodyText, okBodyText } from '@once/protocol';
-import { applyContextOf } from './apply-context';
-import { CommandError, EngineRefusal } from './command.error';
+import { type ApplyContext, applyContextOf } from './apply-context';
+import { CommandError, EngineRefusal, handlerFailedMessage } from './command.error';
 import { decodeCommandBody } from './command-body';
+import { type CommandHandler } from './command-handler';
 import { type CommandRegistry } from './command-registry';
-import { type EngineLogger } from './engine-logger';
+import { type EngineLogger, describeError } from './engine-logger';
 
 /**
  * Runs the handler of a journaled COMMAND and returns its outcome body (JSON
  * text). Never throws: whatever goes wrong becomes a refusal body, because
  * the entry is committed and its answer must be the same on every replay.
  *
- * `failureLog` sees handler crashes (not CommandErrors, which are answers);
- * the live node passes its logger, replay passes none, so an old crash is not
- * reported again at every boot.
+ * A throw that is not a CommandError is answered HANDLER_FAILED with a
+ * message naming only the op: an error's own message may hold anything (a
+ * connection string, a password) and must not reach a client.
+ *
+ * `failureLog` is set only live (the node passes its logger while it serves;
+ * replay passes none, so an old crash is not reported again at every boot):
+ * it gets the crash's message and stack, and the handler's `reportFailure`
+ * hears of every throw.
  */
 export function runCommandHandler(
   commands: CommandRegistry,
@@ -27,7 +33,10 @@ export function runCommandHandler(
       `entry at op ${entry.op} is not a command body`,
     );
   }
-  if (body.refusal) return errorBodyText(body.refusal.code, body.refusal.message);
+  if (body.refusal) {
+    const { code, message, rpcError } = body.refusal;
+    return errorBodyText(code, message, rpcError);
+  }
   const handler = commands.get(body.pattern);
   if (!handler) {
     return errorBodyText(
@@ -35,8 +44,9 @@ export function runCommandHandler(
       `no command handler for pattern "${body.pattern}"`,
     );
   }
+  const ctx = applyContextOf(entry);
   try {
-    const result: unknown = handler.apply(body.data, applyContextOf(entry));
+    const result: unknown = handler.apply(body.data, ctx);
     if (isThenable(result)) {
       result.then(undefined, () => undefined);
       return errorBodyText(
@@ -46,10 +56,31 @@ export function runCommandHandler(
     }
     return okBodyText(result);
   } catch (error) {
-    if (error instanceof CommandError) return errorBodyText(error.code, error.message);
-    const message = error instanceof Error ? error.message : String(error);
-    failureLog?.error(`handler for "${body.pattern}" failed at op ${entry.op}: ${message}`);
-    return errorBodyText(EngineRefusal.HandlerFailed, message);
+    if (failureLog) reportLive(handler, failureLog, error, body.data, ctx);
+    if (error instanceof CommandError) {
+      return errorBodyText(error.code, error.message, error.rpcError);
+    }
+    return errorBodyText(EngineRefusal.HandlerFailed, handlerFailedMessage(entry.op));
+  }
+}
+
+/** The live side of a throw: the log line with the details, then the handler's own report. */
+function reportLive(
+  handler: CommandHandler,
+  log: EngineLogger,
+  error: unknown,
+  data: unknown,
+  ctx: ApplyContext,
+): void {
+  if (!(error instanceof CommandError)) {
+    log.error(`handler for "${handler.pattern}" failed at op ${ctx.op}: ${describeError(error)}`);
+  }
+  try {
+    handler.reportFailure?.(error, data, ctx);
+  } catch (reportError) {
+    log.warn(
+      `reporting the failure of "${handler.pattern}" at op ${ctx.op} failed: ${describeError(reportError)}`,
+    );
   }
 }
 

@@ -2,8 +2,19 @@ export { type AdmissionContext } from './admission-context';
 export { type ApplyContext, SYSTEM_USER_ID, applyContextOf } from './apply-context';
 export { Applier, type ApplierOptions } from './applier';
 export { type ApplyOutcome, type EndedSession, type RegisteredSession } from './apply-outcome';
-export { CommandError, EngineRefusal } from './command.error';
-export { type CommandBody, decodeCommandBody, encodeCommandBody } from './command-body';
+export {
+  CommandError,
+  type CommandErrorOptions,
+  EngineRefusal,
+  handlerFailedMessage,
+} from './command.error';
+export { newErrorId } from './command-admission';
+export {
+  type CommandBody,
+  type CommandRefusal,
+  decodeCommandBody,
+  encodeCommandBody,
+} from './command-body';
 export { type CommandHandler } from './command-handler';
 export { CommandRegistry, DuplicatePatternError } from './command-registry';
 export {
@@ -33,7 +44,7 @@ export {
 } from './reply-frames';
 export { ApplyOrderError } from './apply-order.error';
 export { EngineUnavailableError } from './engine-unavailable.error';
-export { type EngineLogger, SILENT_LOGGER } from './engine-logger';
+export { type EngineLogger, SILENT_LOGGER, describeError } from './engine-logger';
 export {
   type EngineSettings,
   GENESIS_SETTINGS,

@@ -1,20 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { DiscoveryService } from '@nestjs/core';
+import { DiscoveryService, ModuleRef, ModulesContainer, type NestContainer } from '@nestjs/core';
 import { type InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import { ApplyFailureReporter } from './apply-failure-reporter';
+import { type ForeignHandler, foreignHandlersOf } from './foreign-handlers';
 import { HandlerDiscoveryError, type ScannedHandlers, scanHandlers } from './handler-scan';
 import { ONCE_STATE_METADATA } from './once.constants';
 
 /**
  * Finds, across every module of the application, the @Command apply steps,
- * their @Admit steps and the @ReplicatedState providers.
+ * their @Admit steps and the @ReplicatedState providers; and the NestJS
+ * message and event handlers that are not once handlers.
  */
 @Injectable()
 export class HandlerExplorer {
-  constructor(private readonly discovery: DiscoveryService) {}
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly modules: ModulesContainer,
+    private readonly moduleRef: ModuleRef,
+  ) {}
 
   explore(): ScannedHandlers {
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     const instances: object[] = [];
+    const moduleKeys = new Map<object, string>();
     for (const wrapper of wrappers) {
       const instance = wrapper.instance as unknown;
       if (!instance || typeof instance !== 'object') continue;
@@ -24,8 +32,29 @@ export class HandlerExplorer {
         );
       }
       instances.push(instance);
+      if (wrapper.host && !moduleKeys.has(instance)) moduleKeys.set(instance, wrapper.host.token);
     }
-    return scanHandlers(instances);
+    const reporter = new ApplyFailureReporter(this.modules, this.applicationConfig());
+    return scanHandlers(instances, (instance, methodKey) =>
+      reporter.forMethod(instance, methodKey, moduleKeys.get(instance)),
+    );
+  }
+
+  /** The application's NestJS message and event handlers that are not @Command or @Query. */
+  foreignHandlers(): ForeignHandler[] {
+    const controllers = this.discovery
+      .getControllers()
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter((instance): instance is object => !!instance && typeof instance === 'object');
+    return foreignHandlersOf(controllers);
+  }
+
+  /**
+   * The application's configuration (its global filters). NestJS offers no
+   * provider for it; every ModuleRef holds the application's container.
+   */
+  private applicationConfig() {
+    return (this.moduleRef as unknown as { container: NestContainer }).container.applicationConfig;
   }
 
   private isOnceRelevant(wrapper: InstanceWrapper): boolean {

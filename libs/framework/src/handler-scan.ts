@@ -1,13 +1,17 @@
 import { type CommandHandler, type ModuleState } from '@once/engine';
 import { type ParamSlot, argumentsFor } from './decorators/param-layout';
+import { patternLabel } from './once-pattern';
 import {
   ONCE_ADMIT_METADATA,
   ONCE_APPLY_METADATA,
   ONCE_COMMAND_METADATA,
   ONCE_STATE_METADATA,
 } from './once.constants';
+import { commandReplyOf } from './reply-shape';
+import { asCommandError } from './rpc-error';
 
 type AnyMethod = (...args: unknown[]) => unknown;
+type ReportFailure = NonNullable<CommandHandler['reportFailure']>;
 
 /** Raised at startup when the decorated handlers do not form a valid set. */
 export class HandlerDiscoveryError extends Error {
@@ -21,13 +25,34 @@ export interface ScannedHandlers {
 }
 
 /**
+ * Gives the reporter of one @Command method (`instance[methodKey]`): whom to
+ * tell, live, that its apply step threw. NestJS discovery passes one that
+ * calls the application's exception filters.
+ */
+export type FailureReporters = (instance: object, methodKey: string) => ReportFailure | undefined;
+
+/** The code a refusal gets when an RpcException thrown by apply carries none. */
+const APPLY_RPC_CODE = 'RPC_EXCEPTION';
+/** The code a refusal gets when an RpcException thrown by @Admit carries none. */
+const ADMIT_RPC_CODE = 'ADMISSION_REFUSED';
+
+/**
  * Collects @Command apply steps, their @Admit steps and @ReplicatedState
  * instances from already-built objects. NestJS discovery feeds it the
  * application's providers and controllers; plain code and tests can feed it
  * instances they built themselves.
+ *
+ * Each apply step is wrapped the way NestJS TCP would answer it, within what
+ * a replayed step allows: an Observable's single synchronous value is the
+ * reply (see `commandReplyOf`), and an RpcException becomes the committed
+ * refusal that carries its error object. A method declared `async` (or
+ * returning a Promise by its declared type) is refused here, at bootstrap.
  */
-export function scanHandlers(instances: Iterable<object>): ScannedHandlers {
-  const applies = new Map<string, { apply: CommandHandler['apply']; owner: string }>();
+export function scanHandlers(
+  instances: Iterable<object>,
+  reporters: FailureReporters = () => undefined,
+): ScannedHandlers {
+  const applies = new Map<string, { handler: CommandHandler; owner: string }>();
   const admits = new Map<string, { admit: NonNullable<CommandHandler['admit']>; owner: string }>();
   const states: Array<[string, ModuleState]> = [];
   const seen = new Set<object>();
@@ -49,16 +74,13 @@ export function scanHandlers(instances: Iterable<object>): ScannedHandlers {
         const previous = applies.get(command.pattern);
         if (previous) {
           throw new HandlerDiscoveryError(
-            `@Command('${command.pattern}') is declared by both ${previous.owner} and ${owner}`,
+            `@Command(${patternLabel(command.pattern)}) is declared by both ${previous.owner} and ${owner}`,
           );
         }
         const original = Reflect.getMetadata(ONCE_APPLY_METADATA, method) as AnyMethod;
-        // The parameters as the team declared them, without the admission-only stage parameter.
-        const { layout } = command;
-        applies.set(command.pattern, {
-          apply: (data, ctx) => original.apply(instance, argumentsFor(layout, data, ctx)),
-          owner,
-        });
+        assertSynchronous(instance, methodKey, original, command.pattern, owner);
+        const handler = applyHandler(instance, original, command, reporters(instance, methodKey));
+        applies.set(command.pattern, { handler, owner });
       }
       const admit = Reflect.getMetadata(ONCE_ADMIT_METADATA, method) as
         { pattern: string } | undefined;
@@ -66,33 +88,83 @@ export function scanHandlers(instances: Iterable<object>): ScannedHandlers {
         const previous = admits.get(admit.pattern);
         if (previous) {
           throw new HandlerDiscoveryError(
-            `@Admit('${admit.pattern}') is declared by both ${previous.owner} and ${owner}`,
+            `@Admit(${patternLabel(admit.pattern)}) is declared by both ${previous.owner} and ${owner}`,
           );
         }
-        admits.set(admit.pattern, {
-          admit: (data, ctx) => (method as AnyMethod).call(instance, data, ctx),
-          owner,
-        });
+        admits.set(admit.pattern, { admit: admitStep(instance, method as AnyMethod), owner });
       }
     }
   }
   for (const [pattern, { owner }] of admits) {
     if (!applies.has(pattern)) {
-      throw new HandlerDiscoveryError(
-        `@Admit('${pattern}') on ${owner} has no @Command('${pattern}')`,
-      );
+      const label = patternLabel(pattern);
+      throw new HandlerDiscoveryError(`@Admit(${label}) on ${owner} has no @Command(${label})`);
     }
   }
-  const commands = [...applies].map(([pattern, { apply }]) => ({
-    pattern,
-    apply,
+  const commands = [...applies].map(([pattern, { handler }]) => ({
+    ...handler,
     admit: admits.get(pattern)?.admit,
   }));
   return { commands, states };
 }
 
+/** The engine's handler for a @Command: its apply step, shaped as described at {@link scanHandlers}. */
+function applyHandler(
+  instance: object,
+  original: AnyMethod,
+  command: { pattern: string; layout: ParamSlot[] | undefined },
+  reportFailure: ReportFailure | undefined,
+): CommandHandler {
+  // The parameters as the team declared them, without the admission-only stage parameter.
+  const { pattern, layout } = command;
+  return {
+    pattern,
+    apply: (data, ctx) => {
+      try {
+        return commandReplyOf(original.apply(instance, argumentsFor(layout, data, ctx)), pattern);
+      } catch (error) {
+        throw asCommandError(error, APPLY_RPC_CODE);
+      }
+    },
+    reportFailure,
+  };
+}
+
+/** An @Admit method as the engine calls it; an RpcException it throws is refused with its error object. */
+function admitStep(instance: object, method: AnyMethod): NonNullable<CommandHandler['admit']> {
+  return async (data, ctx) => {
+    try {
+      return await method.call(instance, data, ctx);
+    } catch (error) {
+      throw asCommandError(error, ADMIT_RPC_CODE);
+    }
+  };
+}
+
+/**
+ * A command's apply step runs when its entry commits and again on every
+ * replay, and its reply is cached: it cannot wait for anything. An async
+ * method would reply a Promise the engine cannot cache (ASYNC_HANDLER at
+ * every call), so it is refused before the node opens.
+ */
+function assertSynchronous(
+  instance: object,
+  methodKey: string,
+  original: AnyMethod,
+  pattern: string,
+  owner: string,
+): void {
+  const kind = original.constructor?.name;
+  const declared = Reflect.getMetadata('design:returntype', instance, methodKey) as unknown;
+  if (kind !== 'AsyncFunction' && kind !== 'AsyncGeneratorFunction' && declared !== Promise) return;
+  const label = patternLabel(pattern);
+  throw new HandlerDiscoveryError(
+    `${owner}: @Command(${label}) is async (it returns a Promise), but a command's apply step must be synchronous: it runs when the entry commits and again on every replay, and its reply is cached. Move the async work to an @Admit(${label}) step (what it returns is journaled and handed to apply) and make ${owner} synchronous.`,
+  );
+}
+
 /** Own and inherited method names, up to (not including) Object.prototype. */
-function methodNamesOf(instance: object): string[] {
+export function methodNamesOf(instance: object): string[] {
   const names = new Set<string>();
   for (
     let proto = Object.getPrototypeOf(instance) as object | null;

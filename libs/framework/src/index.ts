@@ -10,7 +10,21 @@ export { Command } from './decorators/command.decorator';
 export { Query } from './decorators/query.decorator';
 export { ReplicatedState } from './decorators/replicated-state.decorator';
 export { CommandErrorFilter } from './command-error.filter';
-export { HandlerDiscoveryError, type ScannedHandlers, scanHandlers } from './handler-scan';
+export {
+  type FailureReporters,
+  HandlerDiscoveryError,
+  type ScannedHandlers,
+  scanHandlers,
+} from './handler-scan';
+export { type ForeignHandler, ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
+export { type OncePattern, patternLabel, routeOf } from './once-pattern';
+export {
+  REPLY_NOT_SINGLE,
+  ReplyNotSingleError,
+  commandReplyOf,
+  queryStreamMessage,
+} from './reply-shape';
+export { type RefusalFields, RpcExceptionRefusal, refusalFieldsOf, rpcErrorOf } from './rpc-error';
 export { type OnceAuthenticator } from './once-authenticator.interface';
 export {
   type OnceModuleAsyncOptions,
@@ -23,6 +37,7 @@ export {
   ONCE_AUTHENTICATOR,
   ONCE_COMMAND_METADATA,
   ONCE_PATTERN_KIND,
+  ONCE_PATTERN_ROUTE,
   ONCE_QUERY_METADATA,
   ONCE_TRANSPORT,
 } from './once.constants';

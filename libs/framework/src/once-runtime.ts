@@ -17,11 +17,12 @@ import {
 } from '@once/engine';
 import { type JournalStore } from '@once/journal';
 import { type Subscription } from 'rxjs';
+import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
 import { type OnceAuthenticator } from './once-authenticator.interface';
 import { type OnceModuleOptions } from './once-module-options.interface';
 import { isOnceRuntimeConsumer } from './once-runtime-consumer.interface';
-import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS } from './once.constants';
+import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS, ONCE_TRANSPORT } from './once.constants';
 
 /**
  * The node inside a NestJS application: discovers the handlers and states,
@@ -51,6 +52,8 @@ export class OnceRuntime
   private resolveOpen!: (engine: Engine) => void;
   private rejectOpen!: (error: Error) => void;
   private bootError: Error | undefined;
+  /** Transport ids of the application's RPC servers (`undefined` for a strategy without one). */
+  private readonly rpcTransports: unknown[] = [];
 
   constructor(
     @Inject(ONCE_MODULE_OPTIONS) readonly options: OnceModuleOptions,
@@ -72,8 +75,19 @@ export class OnceRuntime
     // Attach to the application's once strategies as soon as they exist: a
     // hybrid app may start its microservices before module init runs.
     this.modules.getRpcTargetRegistry().subscribe((target) => {
+      this.rpcTransports.push((target as { transportId?: unknown } | null)?.transportId);
       if (isOnceRuntimeConsumer(target)) target.attachOnceRuntime(this);
     });
+  }
+
+  /**
+   * Why a once server must not listen: a NestJS message or event handler of
+   * the application that NestJS binds to the once transport, where no client
+   * can reach it (see `foreignHandlerError`). Undefined when there is none.
+   */
+  foreignHandlerError(): ForeignHandlerError | undefined {
+    const others = this.rpcTransports.filter((transport) => transport !== ONCE_TRANSPORT).length;
+    return foreignHandlerError(this.explorer.foreignHandlers(), others);
   }
 
   /** Resolves with the engine once the data directory is open (module init); rejects if it cannot open. */

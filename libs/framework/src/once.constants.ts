@@ -23,3 +23,5 @@ export const ONCE_AUTHENTICATOR = Symbol.for('once:authenticator');
 
 /** `extras` of the message patterns the framework registers, to tell them apart. */
 export const ONCE_PATTERN_KIND = 'onceKind';
+/** `extras` of the message patterns the framework registers: the route (see `routeOf`) they answer to. */
+export const ONCE_PATTERN_ROUTE = 'onceRoute';

@@ -33,6 +33,12 @@ export class OnceRuntimeMissingError extends Error {
  * before the data directory is open or while the journal still replays:
  * PING answers `ready: false` and every other request NOT_READY until the
  * node is ready.
+ *
+ * It serves `@Command` and `@Query` handlers only: `listen` fails with
+ * NOT_A_ONCE_HANDLER when NestJS bound another handler to it (an
+ * `@EventPattern` or `@MessagePattern` declared for it, or declared without a
+ * transport in an application with no other microservice transport), naming
+ * the handler and what to write instead.
  */
 export class OnceServer extends Server implements CustomTransportStrategy, OnceRuntimeConsumer {
   override readonly transportId = ONCE_TRANSPORT;
@@ -70,6 +76,12 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
   listen(callback: (error?: unknown) => void): void {
     if (!this.runtime) {
       callback(new OnceRuntimeMissingError());
+      return;
+    }
+    // A @MessagePattern or @EventPattern NestJS bound here would never run.
+    const foreign = this.runtime.foreignHandlerError();
+    if (foreign) {
+      callback(foreign);
       return;
     }
     const gateway = new Gateway(this.runtime, this.options, this);

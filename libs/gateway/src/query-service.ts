@@ -23,7 +23,9 @@ type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
 /**
  * QUERY: a read of the state after every committed entry, on a bound
  * connection, through the query handler's NestJS pipeline; never journaled.
- * A failure is an OK reply whose body carries the refusal (PROTOCOL.md).
+ * A failure is an OK reply whose body carries the refusal (PROTOCOL.md), with
+ * the error value a NestJS client would get as `rpcError` (PROTOCOL-NOTES).
+ * A query replies once: a second value of its Observable is REPLY_NOT_SINGLE.
  */
 export class QueryService {
   constructor(
@@ -51,11 +53,12 @@ export class QueryService {
       body = errorBody('UNKNOWN_PATTERN', `no query handler for pattern "${request.pattern}"`);
     } else {
       try {
-        body = okBody((await this.pipeline.run(handler, request.data, context)) ?? null);
+        body = okBody((await this.pipeline.runQuery(handler, request.data, context)) ?? null);
       } catch (error) {
         if (context.sessionRefusal) return context.sessionRefusal;
-        const { code, message } = refusalOf(error, context, 'QUERY_FAILED');
-        body = errorBody(code, message);
+        const failureLog = this.pipeline.failureLog;
+        const { code, message, rpcError } = refusalOf(error, context, 'QUERY_FAILED', failureLog);
+        body = errorBody(code, message, rpcError);
       }
     }
     return encodeReplyTo(

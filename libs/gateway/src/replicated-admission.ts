@@ -21,7 +21,7 @@ import { type Frame, Operation, type ParsedRequest, Status } from '@once/protoco
 import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
-import { type HandlerPipeline, refusalOf } from './handler-pipeline';
+import { type HandlerPipeline, type Refusal, refusalOf } from './handler-pipeline';
 import { type JournalRoom } from './journal-room';
 import { QUERY_PATTERN_CODE, queryPatternMessage } from './pattern-catalogue';
 import { type ReplyRouter } from './reply-router';
@@ -202,15 +202,20 @@ export class ReplicatedAdmission {
     binding: SessionBinding,
     context: OnceRpcContext,
   ): Promise<Buffer | GatewayException> {
-    const { pattern, data } = request;
+    const { data } = request;
+    const handler = this.pipeline.handlerFor(request.pattern, 'command');
+    // An object pattern is journaled under the route its handler answers to.
+    const pattern = (handler && this.pipeline.routeOf(handler)) ?? request.pattern;
     const admission = { pattern, userId: binding.userId, client: binding.client };
     // The request's own JSON (an object: parseRequest said so) is journaled as sent.
-    const rawBody = context.getFrame().body;
-    const handler = this.pipeline.handlerFor(pattern, 'command');
+    const rawBody = pattern === request.pattern ? context.getFrame().body : undefined;
     if (!handler) {
       // A @Query sent as a COMMAND: a committed refusal saying so (replay reads it from the body).
-      if (this.pipeline.handlerFor(pattern, 'query')) {
-        return refusalBody(pattern, QUERY_PATTERN_CODE, queryPatternMessage(pattern));
+      if (this.pipeline.handlerFor(request.pattern, 'query')) {
+        return refusalBody(pattern, {
+          code: QUERY_PATTERN_CODE,
+          message: queryPatternMessage(pattern),
+        });
       }
       // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
       return this.host.engine.prepareCommand(pattern, data, admission, rawBody);
@@ -222,17 +227,16 @@ export class ReplicatedAdmission {
       // the pipeline's value cannot lose it.
       const ticket = context.admission ?? (value instanceof AdmissionTicket ? value : undefined);
       if (!ticket) {
-        return refusalBody(
-          pattern,
-          'ADMISSION_REFUSED',
-          'the command was not admitted: an interceptor answered in its place',
-        );
+        return refusalBody(pattern, {
+          code: 'ADMISSION_REFUSED',
+          message: 'the command was not admitted: an interceptor answered in its place',
+        });
       }
       payload = ticketPayload(ticket, data);
     } catch (error) {
       if (context.sessionRefusal) return context.sessionRefusal;
-      const { code, message } = refusalOf(error, context, 'ADMISSION_REFUSED');
-      return refusalBody(pattern, code, message);
+      const failureLog = this.pipeline.failureLog;
+      return refusalBody(pattern, refusalOf(error, context, 'ADMISSION_REFUSED', failureLog));
     }
     return this.host.engine.prepareCommand(
       pattern,
@@ -267,8 +271,8 @@ function answer(status: Status, message: string, watermark: number): Preflight {
   return { kind: 'answer', status, message, watermark };
 }
 
-function refusalBody(pattern: string, code: string, message: string): Buffer {
-  return encodeCommandBody({ pattern, refusal: { code, message } });
+function refusalBody(pattern: string, refusal: Refusal): Buffer {
+  return encodeCommandBody({ pattern, refusal });
 }
 
 /** What the pipeline's pipes made of the data: the whole payload, and keyed replacements. */

@@ -9,6 +9,23 @@ describe('reply bodies', () => {
     );
   });
 
+  it('carry an rpcError after the message when one is given and JSON can express it', () => {
+    expect(errorBody('INVALID_SEQ', 'bad', { code: 'INVALID_SEQ', at: [1] }).toString()).toBe(
+      '{"ok":false,"error":{"code":"INVALID_SEQ","message":"bad","rpcError":{"code":"INVALID_SEQ","at":[1]}}}',
+    );
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const unwritable of [undefined, null, cycle, { n: 1n }, () => 1]) {
+      expect(errorBody('X', 'm', unwritable).toString()).toBe(
+        '{"ok":false,"error":{"code":"X","message":"m"}}',
+      );
+    }
+    expect(parseReplyBody(errorBody('X', 'm', { a: 1 }))).toEqual({
+      ok: false,
+      error: { code: 'X', message: 'm' },
+    });
+  });
+
   it('always carry a result, null when JSON has no value for it', () => {
     expect(okBody(undefined).toString()).toBe('{"ok":true,"result":null}');
     expect(okBody(null).toString()).toBe('{"ok":true,"result":null}');

@@ -26,14 +26,31 @@ export function okBodyText(result: unknown): string {
   return `{"ok":true,"result":${json ?? 'null'}}`;
 }
 
-/** `{"ok":false,"error":{"code":…,"message":…}}`. */
-export function errorBody(code: string, message: string): Buffer {
-  return Buffer.from(errorBodyText(code, message), 'utf8');
+/**
+ * `{"ok":false,"error":{"code":…,"message":…}}`, with `"rpcError":…` after
+ * `message` when `rpcError` is given and JSON can express it (PROTOCOL-NOTES:
+ * the error object a NestJS RPC client would receive). A value JSON cannot
+ * express (a cycle, a bigint, a function) is left out, so the body is always
+ * written and always the same for the same arguments.
+ */
+export function errorBody(code: string, message: string, rpcError?: unknown): Buffer {
+  return Buffer.from(errorBodyText(code, message, rpcError), 'utf8');
 }
 
 /** {@link errorBody} as text. */
-export function errorBodyText(code: string, message: string): string {
-  return `{"ok":false,"error":{"code":${JSON.stringify(String(code))},"message":${JSON.stringify(String(message))}}}`;
+export function errorBodyText(code: string, message: string, rpcError?: unknown): string {
+  const extra = rpcErrorJson(rpcError);
+  return `{"ok":false,"error":{"code":${JSON.stringify(String(code))},"message":${JSON.stringify(String(message))}${extra === undefined ? '' : `,"rpcError":${extra}`}}}`;
+}
+
+function rpcErrorJson(rpcError: unknown): string | undefined {
+  if (rpcError === undefined || rpcError === null) return undefined;
+  try {
+    const json: string | undefined = JSON.stringify(rpcError);
+    return json;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -2,10 +2,12 @@ import { UseFilters } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { ADMISSION_SINK, AdmissionTicket, RAW_PAYLOAD, isAdmissionSink } from '../admission-ticket';
 import { CommandErrorFilter } from '../command-error.filter';
+import { type OncePattern, routeOf } from '../once-pattern';
 import {
   ONCE_APPLY_METADATA,
   ONCE_COMMAND_METADATA,
   ONCE_PATTERN_KIND,
+  ONCE_PATTERN_ROUTE,
   ONCE_TRANSPORT,
 } from '../once.constants';
 import { appendStageParam, attachSessionGuards } from './once-pipeline';
@@ -21,7 +23,16 @@ type AnyMethod = (...args: unknown[]) => unknown;
  * (or as its `@Payload()`/`@Ctx()` parameters say) when the entry commits, live
  * and on every replay. It must be synchronous and deterministic: read only its
  * module's state, the data and `ctx`; no clock, randomness or I/O. Throw a
- * `CommandError` to refuse (the refusal is committed and cached too).
+ * `CommandError` to refuse (the refusal is committed and cached too); an
+ * `RpcException` refuses too, its error object reaching the client as on
+ * NestJS TCP. It replies once: a value, or an Observable that emits one value
+ * synchronously and completes (more, or later, is refused REPLY_NOT_SINGLE).
+ * An `async` method is refused at bootstrap: slow or random work belongs to
+ * an `@Admit` step. Any other throw commits HANDLER_FAILED, whose message
+ * names the op and nothing of the error (the details go to the server log).
+ *
+ * `pattern` is a name or an object (`{ cmd: 'sum' }`), routed as NestJS
+ * routes it (the object's JSON with sorted keys).
  *
  * The session guards (`ResumeGuard`, `EpochFenceGuard`) run first among the
  * controller's guards. Guards, interceptors, pipes and exception filters on
@@ -30,11 +41,12 @@ type AnyMethod = (...args: unknown[]) => unknown;
  * A pipe's output is what gets journaled (a whole-payload `@Payload(pipe)`
  * replaces the data; a keyed `@Payload('key', pipe)` replaces that key).
  */
-export function Command(pattern: string): MethodDecorator {
+export function Command(pattern: OncePattern): MethodDecorator {
+  const route = routeOf(pattern);
   return (target, key, descriptor) => {
     const apply = descriptor.value as unknown as AnyMethod;
     if (typeof apply !== 'function') {
-      throw new TypeError(`@Command('${pattern}') must decorate a method`);
+      throw new TypeError(`@Command(${JSON.stringify(route)}) must decorate a method`);
     }
     const layout = readParamLayout(target.constructor, key);
     // Without parameter decorators NestJS calls (payload).
@@ -54,7 +66,7 @@ export function Command(pattern: string): MethodDecorator {
         keyedSlots.length > 0
           ? Object.fromEntries(keyedSlots.map((slot) => [slot.key, args[slot.index]]))
           : undefined;
-      const ticket = new AdmissionTicket(pattern, payload, keyed);
+      const ticket = new AdmissionTicket(route, payload, keyed);
       const sink = args[sinkIndex];
       if (isAdmissionSink(sink)) sink[ADMISSION_SINK](ticket);
       return ticket;
@@ -64,15 +76,14 @@ export function Command(pattern: string): MethodDecorator {
       Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, apply), admissionStub);
     }
     Object.defineProperty(admissionStub, 'name', { value: apply.name });
-    Reflect.defineMetadata(ONCE_COMMAND_METADATA, { pattern, layout }, admissionStub);
+    Reflect.defineMetadata(ONCE_COMMAND_METADATA, { pattern: route, layout }, admissionStub);
     Reflect.defineMetadata(ONCE_APPLY_METADATA, apply, admissionStub);
     (descriptor as PropertyDescriptor).value = admissionStub;
     const stubDescriptor = descriptor as TypedPropertyDescriptor<unknown>;
-    MessagePattern(pattern, ONCE_TRANSPORT, { [ONCE_PATTERN_KIND]: 'command' })(
-      target,
-      key,
-      stubDescriptor,
-    );
+    MessagePattern(pattern, ONCE_TRANSPORT, {
+      [ONCE_PATTERN_KIND]: 'command',
+      [ONCE_PATTERN_ROUTE]: route,
+    })(target, key, stubDescriptor);
     // Keeps a CommandError's code in microservices that do not inherit the app's global filters.
     UseFilters(CommandErrorFilter)(target, key, stubDescriptor);
     attachSessionGuards(target.constructor);

@@ -1,0 +1,72 @@
+import { Logger, type Type } from '@nestjs/common';
+import { ApplicationConfig, type ModulesContainer, type NestContainer } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { ExceptionFiltersContext } from '@nestjs/microservices/context/exception-filters-context';
+import { type RpcExceptionsHandler } from '@nestjs/microservices/exceptions/rpc-exceptions-handler';
+import { type ApplyContext, type CommandHandler } from '@once/engine';
+import { isObservable } from 'rxjs';
+import { ReplyNotSingleError } from './reply-shape';
+import { RpcExceptionRefusal } from './rpc-error';
+
+type ReportFailure = NonNullable<CommandHandler['reportFailure']>;
+
+/**
+ * Hands what a @Command's apply step threw to the application's exception
+ * filters, as NestJS does for a throw in a handler on its own transports:
+ * the first filter that catches it among the method's, the class's and the
+ * global ones (`useGlobalFilters`, `APP_FILTER`), with an `rpc`
+ * ArgumentsHost whose args are `[data, ctx]` (the journaled data and the
+ * ApplyContext, what the method itself received).
+ *
+ * Live only, for the filters' side effects (logging, alerting): the engine
+ * calls it while the node serves, never on replay, and what a filter returns
+ * is ignored, because the committed reply must be the same bytes on every
+ * replay. A refusal the framework makes itself (REPLY_NOT_SINGLE) is not an
+ * exception of the handler and is not reported; an RpcException is reported
+ * as the RpcException it was.
+ *
+ * The global filters are those of the application's own configuration: in a
+ * hybrid app whose once microservice is connected without `inheritAppConfig`,
+ * NestJS gives its admission pipeline none of them, yet they are told of
+ * apply failures here.
+ */
+export class ApplyFailureReporter {
+  private readonly logger = new Logger('Once');
+  private readonly filters: ExceptionFiltersContext;
+
+  constructor(modules: ModulesContainer, config: ApplicationConfig | undefined) {
+    // The filter context reads only the modules of the container (to find filter instances).
+    const container = { getModules: () => modules } as unknown as NestContainer;
+    this.filters = new ExceptionFiltersContext(container, config ?? new ApplicationConfig());
+  }
+
+  /** The reporter of `instance[methodKey]` (a @Command's admission stub, where its filters are declared). */
+  forMethod(instance: object, methodKey: string, moduleKey: string | undefined): ReportFailure {
+    const method = (instance as Record<string, unknown>)[methodKey] as <T>(data: T) => never;
+    let handler: RpcExceptionsHandler | undefined;
+    return (error: unknown, data: unknown, ctx: ApplyContext) => {
+      if (error instanceof ReplyNotSingleError) return;
+      const exception = error instanceof RpcExceptionRefusal ? error.exception : error;
+      // Built at the first failure: filters given as classes are instances by then.
+      handler ??= this.filters.create(instance, method, moduleKey ?? '');
+      const host = new ExecutionContextHost(
+        [data, ctx],
+        instance.constructor as Type<unknown>,
+        method,
+      );
+      host.setType('rpc');
+      this.settle(handler.invokeCustomFilters(exception, host), methodKey);
+    };
+  }
+
+  /** Runs what a filter returned (NestJS would subscribe to it) and drops its outcome. */
+  private settle(result: unknown, methodKey: string): void {
+    const ignore = (error: unknown) =>
+      this.logger.debug?.(`an exception filter of ${methodKey} answered ${String(error)}`);
+    if (isObservable(result)) {
+      result.subscribe({ error: ignore });
+    } else if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
+      (result as PromiseLike<unknown>).then(undefined, ignore);
+    }
+  }
+}
