@@ -1,0 +1,47 @@
+import { join } from 'node:path';
+import { type OnceClient } from '@once/sdk';
+import { ServiceProcess } from '@once/testing';
+import { type StockLevel } from '../src/inventory/inventory.controller';
+import { CALLERS_SETTING, ORDERS, RECEIVING, connectAs } from './support/inventory-harness';
+
+/** The service as it is deployed: its own `main.ts`, the process operators start and stop. */
+describe('given the inventory service started from its own main', () => {
+  let service: ServiceProcess;
+  let receiving: OnceClient | undefined;
+
+  beforeAll(async () => {
+    service = await ServiceProcess.start({
+      entry: join(__dirname, '..', 'src', 'main.ts'),
+      env: { INVENTORY_CALLERS: CALLERS_SETTING },
+    });
+  });
+  afterAll(async () => {
+    await receiving?.close({ force: true });
+    await service?.cleanup();
+  });
+
+  it('when it is stopped with SIGTERM and started again, then it takes a snapshot on the way out and keeps every reservation', async () => {
+    receiving = await connectAs(RECEIVING, service.port);
+    const orders = await connectAs(ORDERS, service.port);
+    await receiving.command('inventory.add', { warehouse: 'berlin', sku: 'bolt', quantity: 5 });
+    await orders.command('inventory.reserve', {
+      orderId: 'order-1',
+      warehouse: 'berlin',
+      sku: 'bolt',
+      quantity: 2,
+    });
+    await orders.close();
+
+    await service.stop();
+    const running = service.running;
+    const logsBefore = service.logs.length;
+    await service.restart();
+
+    expect(running).toBe(false);
+    // The stop drained the journal and took a snapshot of everything: nothing is left to replay.
+    expect(service.logs.slice(logsBefore)).toMatch(/replay: nothing to apply after op [1-9]/);
+    await expect(
+      receiving.query<StockLevel>('inventory.stock', { warehouse: 'berlin', sku: 'bolt' }),
+    ).resolves.toEqual({ warehouse: 'berlin', sku: 'bolt', available: 3, reserved: 2 });
+  });
+});
