@@ -1,6 +1,6 @@
 import { Operation, Status, randomClientId } from '@once/protocol';
 import { RawClient, ServiceProcess, outcomeOf, registrationOf } from '@once/testing';
-import { runServiceToExit } from '../support/wire';
+import { expectCommittedThenNotReady, runServiceToExit } from '../support/wire';
 
 describe('given the reference service', () => {
   let service: ServiceProcess;
@@ -40,15 +40,7 @@ describe('given the reference service', () => {
       answered.push(frame);
     }
     expect(await exit).toBe(0);
-    // Every frame was answered, in order: committed ones OK, and once the stop
-    // began, NOT_READY (retry later) — never silence, never a gap.
-    expect(answered.map((frame) => frame.header.request)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
-    const statuses = answered.map((frame) => frame.header.status as Status);
-    const committed = statuses.filter((status) => status === Status.Ok).length;
-    expect(statuses).toEqual([
-      ...Array<Status>(committed).fill(Status.Ok),
-      ...Array<Status>(8 - committed).fill(Status.NotReady),
-    ]);
+    expectCommittedThenNotReady(answered, [2, 3, 4, 5, 6, 7, 8, 9]);
     expect(service.logs).toMatch(/snapshot at op \d+ written/);
 
     await service.restart();

@@ -12,7 +12,7 @@ import {
   Operation,
   PROTOCOL_VERSION,
   STATUS_NAMES,
-  type Status,
+  Status,
   checksum,
   decodeHeader,
   encodeFrame,
@@ -398,4 +398,21 @@ export class TestSession {
       commandBody(pattern, data),
     );
   }
+}
+
+/**
+ * Asserts the answers to pipelined requests `requests` during a graceful
+ * stop: every request answered, in order, the committed ones OK and, once
+ * the stop began, NOT_READY (retry later) — never silence, never a gap.
+ * Returns how many committed.
+ */
+export function expectCommittedThenNotReady(answered: Frame[], requests: number[]): number {
+  expect(answered.map((frame) => frame.header.request)).toEqual(requests);
+  const statuses = answered.map((frame) => frame.header.status as Status);
+  const committed = statuses.filter((status) => status === Status.Ok).length;
+  expect(statuses).toEqual([
+    ...Array<Status>(committed).fill(Status.Ok),
+    ...Array<Status>(requests.length - committed).fill(Status.NotReady),
+  ]);
+  return committed;
 }

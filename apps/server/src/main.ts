@@ -83,21 +83,8 @@ async function main(): Promise<void> {
     { strategy, logger, abortOnError: false },
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal}: stopping (finishing in-flight commits, writing a snapshot)`, 'Once');
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(fatalLine('stop failed', error, fatalFormat));
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // The framework drains, snapshots and closes on SIGTERM/SIGINT; exit 0 after it.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
   await app.listen();
   app

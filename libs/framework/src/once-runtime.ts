@@ -1,4 +1,5 @@
 import {
+  type BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
@@ -26,9 +27,19 @@ import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS } from './once.constants';
  * The node inside a NestJS application: discovers the handlers and states,
  * opens the journal at module init, replays it once the application has
  * bootstrapped, and stops it (drain, snapshot, close) at shutdown.
+ *
+ * Shutdown rides on Nest's own lifecycle, so `app.close()` and, with
+ * `app.enableShutdownHooks()`, SIGTERM and SIGINT stop the node cleanly with
+ * no signal handling in the team's main: Nest calls
+ * `beforeApplicationShutdown`, then closes the transport (the gateway stops
+ * taking requests and answers NOT_READY), then `onApplicationShutdown`, which
+ * finishes the commits already in the journal's queue, writes a snapshot and
+ * closes the journal.
  */
 @Injectable()
-export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class OnceRuntime
+  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger('Once');
   private nodeValue: OnceNode | undefined;
   private authenticatorValue: OnceAuthenticator | undefined;
@@ -154,6 +165,13 @@ export class OnceRuntime implements OnModuleInit, OnApplicationBootstrap, OnAppl
         this.resolveReady();
       },
     });
+  }
+
+  beforeApplicationShutdown(signal?: string): void {
+    if (!this.nodeValue || this.options.verifyOnly) return;
+    this.logger.log(
+      `${signal ?? 'close'}: stopping (finishing in-flight commits, writing a snapshot)`,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -122,10 +122,13 @@ export class ServiceProcess {
     await this.launch(this.portValue, extraEnv);
   }
 
-  /** SIGTERM (graceful); resolves with the exit code. */
-  async stop(timeoutMs = 20_000): Promise<number | null> {
+  /**
+   * Graceful stop by `signal` (SIGTERM by default; SIGKILL after `timeoutMs`);
+   * resolves with the exit code (null when the process ended by the signal).
+   */
+  async stop(timeoutMs = 20_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     if (!this.child || !this.running) return this.child?.exitCode ?? null;
-    this.child.kill('SIGTERM');
+    this.child.kill(signal);
     const timer = setTimeout(() => this.child?.kill('SIGKILL'), timeoutMs);
     try {
       return await this.exitPromise!;
