@@ -5,7 +5,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**', 'eslint.config.mjs'],
+    ignores: [
+      'dist/**',
+      'libs/*/dist/**',
+      'node_modules/**',
+      'bench/results/**',
+      'coverage/**',
+      'eslint.config.mjs',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -36,6 +43,13 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/unbound-method': 'off',
     },
+  },
+  {
+    // Plain CommonJS run by a bare node (the TypeScript require hook of @once/testing).
+    files: ['**/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   // A team's own repository, typed against the packed @once/* packages it installs:
   // test/examples installs and type-checks it on its own.

@@ -103,6 +103,28 @@ describe('given a running once service', () => {
     }
   });
 
+  it('when a client asks for the pattern catalogue, then it gets the @Command and @Query patterns, and sending a @Query as a command is refused as QUERY_PATTERN', async () => {
+    const client = await connect();
+    try {
+      const { commands, queries } = await client.patterns();
+      expect(commands).toEqual(expect.arrayContaining(['ledger.open', 'ledger.deposit']));
+      expect(queries).toEqual(expect.arrayContaining(['ledger.balance']));
+      expect(commands).not.toContain('ledger.balance');
+      expect([...commands].sort()).toEqual(commands);
+      const before = client.identity.nextRequest;
+      await expect(client.command('ledger.balance', { account: 'x' })).rejects.toMatchObject({
+        name: 'CommandRefusedError',
+        code: 'QUERY_PATTERN',
+        message:
+          '"ledger.balance" is a @Query; send it as a QUERY (OnceClientProxy discovers queries from the node)',
+      });
+      // A committed refusal: the request number is used.
+      expect(client.identity.nextRequest).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('when the credentials are wrong, then connect rejects with UnauthenticatedError', async () => {
     const failure = await OnceClient.connect({
       port: service.port,

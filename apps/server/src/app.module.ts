@@ -1,9 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { OnceModule, type OnceModuleOptions } from '@once/framework';
+import { UsersModule, adminGenesis } from '@once/users';
 import { GroupsModule } from './groups/groups.module';
 import { LedgerModule } from './ledger/ledger.module';
 import { StreamsModule } from './streams/streams.module';
-import { UsersModule } from './users/users.module';
 
 /** The reference service's domain: the modules of DESIGN.md's table. */
 export const DOMAIN_MODULES = [UsersModule, StreamsModule, GroupsModule, LedgerModule];
@@ -16,7 +16,5 @@ export class AppModule {
   }
 }
 
-/** Genesis of a new data directory: the administrator. */
-export function adminGenesis(adminPassword: string): OnceModuleOptions['genesis'] {
-  return [{ pattern: 'users.create', data: { username: 'admin', password: adminPassword } }];
-}
+/** Genesis of a new data directory: the administrator (from `@once/users`). */
+export { adminGenesis };

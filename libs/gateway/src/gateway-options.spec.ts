@@ -1,6 +1,7 @@
 import {
   GATEWAY_DEFAULTS,
   InvalidGatewayOptionsError,
+  UnsupportedGatewayOptionError,
   resolveGatewayOptions,
 } from './gateway-options';
 
@@ -55,4 +56,24 @@ describe('gateway options', () => {
       'frameBytesMax must be an integer from 128 to 4294967295, got 10',
     );
   });
+
+  it.each(['serializer', 'deserializer'])(
+    'refuse a NestJS %s (the wire format is fixed) instead of ignoring it',
+    (option) => {
+      const given = { port: 0, [option]: { serialize: (value: unknown) => value } };
+      let thrown: unknown;
+      try {
+        resolveGatewayOptions(given);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(UnsupportedGatewayOptionError);
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect(thrown).toMatchObject({
+        code: 'OPTION_UNSUPPORTED',
+        option,
+        message: `OnceServer takes no ${option}: once's wire format is fixed (JSON bodies in checksummed protocol frames, journaled and replayed byte for byte); transform the data in a pipe, an interceptor or the handler instead`,
+      });
+    },
+  );
 });

@@ -118,8 +118,31 @@ export class InvalidGatewayOptionsError extends Error {
   readonly code = 'INVALID_GATEWAY_OPTIONS';
 }
 
+/**
+ * A NestJS transport option the once gateway refuses rather than ignores:
+ * `serializer` and `deserializer`. Once's wire format is fixed (JSON bodies in
+ * checksummed protocol frames, journaled and replayed byte for byte), so a
+ * codec of the application's would change what is journaled and what every
+ * other client reads.
+ */
+export class UnsupportedGatewayOptionError extends TypeError {
+  readonly code = 'OPTION_UNSUPPORTED';
+
+  constructor(readonly option: string) {
+    super(
+      `OnceServer takes no ${option}: once's wire format is fixed (JSON bodies in checksummed protocol frames, journaled and replayed byte for byte); transform the data in a pipe, an interceptor or the handler instead`,
+    );
+  }
+}
+
+/** NestJS transport options that would change the wire format. */
+const UNSUPPORTED_OPTIONS = ['serializer', 'deserializer'] as const;
+
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
   const given: Record<string, unknown> = stripUndefined(options);
+  for (const option of UNSUPPORTED_OPTIONS) {
+    if (given[option] !== undefined) throw new UnsupportedGatewayOptionError(option);
+  }
   for (const [old, current] of Object.entries(DEPRECATED_NAMES)) {
     if (given[current] === undefined && given[old] !== undefined) given[current] = given[old];
     delete given[old];

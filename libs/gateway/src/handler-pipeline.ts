@@ -1,10 +1,12 @@
 import { type MessageHandler } from '@nestjs/microservices';
 import { type OnceRpcContext, ONCE_PATTERN_KIND } from '@once/framework';
 import { isObservable, lastValueFrom, type Observable } from 'rxjs';
+import { type PatternCatalogue, patternCatalogue } from './pattern-catalogue';
 
 /** The NestJS side the gateway dispatches to: the strategy's registered message handlers. */
 export interface HandlerSource {
   getHandlerByPattern(pattern: string): MessageHandler | null;
+  getHandlers(): Map<string, MessageHandler>;
   transformToObservable<T>(value: T | Promise<T> | Observable<T>): Observable<T>;
 }
 
@@ -29,6 +31,11 @@ export class HandlerPipeline {
     const handler = this.handlers.getHandlerByPattern(pattern);
     const extras = handler?.extras as Record<string, unknown> | undefined;
     return handler && extras?.[ONCE_PATTERN_KIND] === kind ? handler : undefined;
+  }
+
+  /** The once handlers' patterns by kind, for the catalogue QUERY. */
+  catalogue(): PatternCatalogue {
+    return patternCatalogue(this.handlers.getHandlers());
   }
 
   /** Runs `handler`'s whole pipeline and takes its last value. */

@@ -19,5 +19,6 @@ export {
   type GatewayTlsOptions,
   InvalidGatewayOptionsError,
   type ResolvedGatewayOptions,
+  UnsupportedGatewayOptionError,
 } from './gateway-options';
 export { OnceRuntimeMissingError, OnceServer } from './once-server';

@@ -16,6 +16,7 @@ import {
 } from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
 import { type HandlerPipeline, refusalOf } from './handler-pipeline';
+import { PATTERN_CATALOGUE_QUERY } from './pattern-catalogue';
 
 type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
 
@@ -43,7 +44,10 @@ export class QueryService {
     const watermark = this.host.engine.table.get(frame.header.client)?.watermark ?? 0;
     const handler = this.pipeline.handlerFor(request.pattern, 'query');
     let body: Buffer;
-    if (!handler) {
+    if (request.pattern === PATTERN_CATALOGUE_QUERY) {
+      // Reserved: the node answers it itself, whatever handlers the application has.
+      body = okBody(this.pipeline.catalogue());
+    } else if (!handler) {
       body = errorBody('UNKNOWN_PATTERN', `no query handler for pattern "${request.pattern}"`);
     } else {
       try {

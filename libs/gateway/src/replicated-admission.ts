@@ -23,6 +23,7 @@ import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
 import { type HandlerPipeline, refusalOf } from './handler-pipeline';
 import { type JournalRoom } from './journal-room';
+import { QUERY_PATTERN_CODE, queryPatternMessage } from './pattern-catalogue';
 import { type ReplyRouter } from './reply-router';
 import { type SessionFlights } from './session-flights';
 
@@ -206,8 +207,14 @@ export class ReplicatedAdmission {
     // The request's own JSON (an object: parseRequest said so) is journaled as sent.
     const rawBody = context.getFrame().body;
     const handler = this.pipeline.handlerFor(pattern, 'command');
-    // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
-    if (!handler) return this.host.engine.prepareCommand(pattern, data, admission, rawBody);
+    if (!handler) {
+      // A @Query sent as a COMMAND: a committed refusal saying so (replay reads it from the body).
+      if (this.pipeline.handlerFor(pattern, 'query')) {
+        return refusalBody(pattern, QUERY_PATTERN_CODE, queryPatternMessage(pattern));
+      }
+      // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
+      return this.host.engine.prepareCommand(pattern, data, admission, rawBody);
+    }
     let payload: unknown;
     try {
       const value = await this.pipeline.run(handler, data, context);

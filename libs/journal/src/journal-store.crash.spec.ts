@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { typescriptHookFile } from '@once/testing';
+import { typescriptRegisterFile } from '@once/testing';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -76,11 +76,10 @@ describe('JournalStore across processes', () => {
   let workDir: string;
   let dataDir: string;
   let runner: string;
-  let hook: string;
   const children: ChildProcess[] = [];
 
   function startChild(mode: 'append-forever' | 'try-open'): ChildProcess {
-    const child = spawn(process.execPath, ['-r', hook, runner, mode, dataDir], {
+    const child = spawn(process.execPath, ['-r', typescriptRegisterFile(), runner, mode, dataDir], {
       env: {
         ...process.env,
         ONCE_ROOT: REPO_ROOT,
@@ -114,7 +113,6 @@ describe('JournalStore across processes', () => {
     workDir = await fs.mkdtemp(join(tmpdir(), 'once-journal-crash-'));
     runner = join(workDir, 'child-runner.js');
     await fs.writeFile(runner, CHILD_RUNNER);
-    hook = await typescriptHookFile(REPO_ROOT);
   });
 
   beforeEach(async () => {

@@ -1,100 +1,282 @@
-import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
-import { OnceClient, type OnceClientOptions } from '@once/sdk';
+import {
+  ClientProxy,
+  type MsPattern,
+  type ReadPacket,
+  type WritePacket,
+} from '@nestjs/microservices';
+import {
+  CommandRefusedError,
+  OnceClient,
+  type OnceClientEvent,
+  type OnceClientOptions,
+} from '@once/sdk';
+import { type Observable, type Subscription } from 'rxjs';
+import { nestErrorOf } from './nest-error';
+import { type OnceClientProxyOptions, splitProxyOptions } from './once-client-proxy-options';
+import {
+  type KnownPatterns,
+  type PatternRoute,
+  knownPatterns,
+  legacyQueryName,
+  routeOf,
+} from './pattern-route';
+import { QueryEmitError } from './proxy-errors';
+import { type OnceClientProxyEvents, ProxyListeners } from './proxy-listeners';
 
-/** Options of `OnceClientProxy`: the SDK's, plus which patterns are reads. */
-export interface OnceClientProxyOptions extends OnceClientOptions {
-  /**
-   * Patterns sent as QUERY (served from current state, not journaled). Every
-   * other pattern is a replicated COMMAND, applied exactly once. A pattern
-   * object `{ query: 'ledger.balance' }` is a query too.
-   */
-  readonly queries?: readonly string[];
+/** `client.status` values: the same two as NestJS's TCP client. */
+export type OnceClientStatus = 'connected' | 'disconnected';
+
+/** One OnceClient of the proxy, with what the proxy learnt about its connection. */
+interface LiveClient {
+  readonly client: OnceClient;
+  subscription: Subscription | undefined;
+  /** A session is bound now. */
+  linked: boolean;
+  /** The node's catalogue, fetched once per bind; `undefined` inside when the node has none. */
+  patterns: Promise<KnownPatterns | undefined> | undefined;
 }
 
-/** A pattern as `client.send` receives it. */
-type Pattern = string | { readonly query: string } | { readonly cmd: string };
-
 /**
- * The once SDK as a NestJS `ClientProxy`:
+ * The once SDK as a NestJS `ClientProxy`, keeping NestJS's TCP client contract:
  *
  * ```ts
  * ClientsModule.register([
- *   { name: 'LEDGER', customClass: OnceClientProxy, options: { port: 7700, username, password, queries: ['ledger.balance'] } },
+ *   { name: 'LEDGER', customClass: OnceClientProxy, options: { port: 7700, username, password } },
  * ])
  * …
  * this.ledger.send('ledger.deposit', { account, amount }) // exactly once, across reconnects and node crashes
  * ```
  *
- * `send` emits the command's result and completes; a committed refusal
- * errors with `CommandRefusedError` (its `code` is the handler's), a request
- * whose outcome cannot be known errors with `OutcomeUnknownError`. `emit`
- * (events) is exactly-once too: it completes when the command committed.
+ * - Patterns are normalised as NestJS does (`{ cmd: 'sum' }` is sent as
+ *   `{"cmd":"sum"}`). A pattern the node's catalogue lists as a @Query is
+ *   sent as a QUERY; every other one as a COMMAND, applied exactly once.
+ * - `send` emits the result and completes. A refusal errors with the
+ *   RpcException's error object when the handler threw one (as over TCP),
+ *   else with `CommandRefusedError` (its `code` is the handler's); a request
+ *   whose outcome cannot be known errors with `OutcomeUnknownError`.
+ * - `emit` is exactly-once too: it completes when the command committed (the
+ *   handler's result is not emitted, as over TCP). A @Query cannot be
+ *   emitted ({@link QueryEmitError}).
+ * - `status` emits 'connected' when a session is bound and 'disconnected'
+ *   when the connection drops or closes; `on('connect' | 'close' | 'error')`.
+ * - Connecting is lazy and retried by the next call after a failure, as over
+ *   TCP: a connect that failed, or an SDK client that gave up reconnecting,
+ *   is replaced by a new one on the next `send`/`emit`/`connect`.
+ *
  * A subscription cannot cancel a command: once sent it is settled with the
  * node whether or not anyone still listens.
  */
-export class OnceClientProxy extends ClientProxy {
-  private client: OnceClient | undefined;
-  private connecting: Promise<OnceClient> | undefined;
+export class OnceClientProxy extends ClientProxy<OnceClientProxyEvents> {
+  private live: LiveClient | undefined;
+  private connecting: Promise<LiveClient> | undefined;
+  private readonly listeners = new ProxyListeners();
+  private readonly sdkOptions: OnceClientOptions;
   private readonly queries: ReadonlySet<string>;
 
-  constructor(private readonly options: OnceClientProxyOptions) {
+  constructor(options: OnceClientProxyOptions) {
     super();
-    this.queries = new Set(options.queries ?? []);
+    const { sdk, queries } = splitProxyOptions(options);
+    this.sdkOptions = sdk;
+    this.queries = new Set(queries.map((pattern) => this.normalizePattern(pattern)));
   }
 
-  connect(): Promise<OnceClient> {
-    if (this.client) return Promise.resolve(this.client);
-    this.connecting ??= OnceClient.connect(this.options).then(
-      (client) => {
-        this.client = client;
-        return client;
-      },
-      (error: unknown) => {
-        this.connecting = undefined;
-        throw error;
-      },
-    );
-    return this.connecting;
+  /**
+   * 'connected' when a session is bound, 'disconnected' when the connection
+   * drops, a connect fails or the client closes; the latest is replayed to a
+   * new subscriber, repeats are not emitted (as NestJS's TCP client does).
+   */
+  override get status(): Observable<OnceClientStatus> {
+    return super.status as Observable<OnceClientStatus>;
+  }
+
+  /** Connects when there is no usable client: none yet, or one that stopped (closed or gave up). */
+  async connect(): Promise<OnceClient> {
+    return (await this.ensureLive()).client;
   }
 
   async close(): Promise<void> {
-    const client = this.client ?? (await this.connecting?.catch(() => undefined));
-    this.client = undefined;
-    this.connecting = undefined;
-    await client?.close();
+    await this.connecting?.catch(() => undefined);
+    const live = this.live;
+    this.live = undefined;
+    // Completing its events reports the close ('close', status 'disconnected').
+    await live?.client.close();
+  }
+
+  /**
+   * Adds a listener of 'connect', 'close' or 'error' (see
+   * {@link OnceClientProxyEvents}) for the proxy's whole life; any other
+   * event throws UnsupportedEventError (code EVENT_UNSUPPORTED).
+   */
+  override on<
+    EventKey extends keyof OnceClientProxyEvents,
+    EventCallback extends OnceClientProxyEvents[EventKey],
+  >(event: EventKey, callback: EventCallback): void {
+    this.listeners.add(event, callback);
   }
 
   unwrap<T>(): T {
-    if (!this.client) throw new Error('OnceClientProxy is not connected; call connect() first');
-    return this.client as T;
+    if (!this.live) throw new Error('OnceClientProxy is not connected; call connect() first');
+    return this.live.client as T;
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    this.run(packet).then(
+    this.run(packet, 'send').then(
       (response) => callback({ response, isDisposed: true }),
       (err: unknown) => callback({ err, isDisposed: true }),
     );
     return () => undefined;
   }
 
-  protected dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
-    return this.run(packet) as Promise<T>;
+  /**
+   * Journals the event as a COMMAND; resolves (with nothing, as over TCP)
+   * once it committed, so `emit` completes only when it is applied.
+   */
+  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    await this.run(packet, 'emit');
+    return undefined as T;
   }
 
-  private async run(packet: ReadPacket): Promise<unknown> {
-    const client = await this.connect();
-    const { name, query } = this.classify(packet.pattern as Pattern);
-    return query ? client.query(name, packet.data) : client.command(name, packet.data);
+  private async run(packet: ReadPacket, kind: 'send' | 'emit'): Promise<unknown> {
+    const live = await this.ensureLive();
+    const { name, query } = await this.route(live, packet.pattern);
+    if (query && kind === 'emit') throw new QueryEmitError(name);
+    try {
+      return await (query
+        ? live.client.query(name, packet.data)
+        : live.client.command(name, packet.data));
+    } catch (error) {
+      throw nestErrorOf(error);
+    }
   }
 
-  private classify(pattern: Pattern): { name: string; query: boolean } {
-    if (typeof pattern === 'string') return { name: pattern, query: this.queries.has(pattern) };
-    if ('query' in pattern && typeof pattern.query === 'string')
-      return { name: pattern.query, query: true };
-    if ('cmd' in pattern && typeof pattern.cmd === 'string')
-      return { name: pattern.cmd, query: this.queries.has(pattern.cmd) };
-    throw new TypeError(
-      `a once pattern is a string, { cmd } or { query }: ${JSON.stringify(pattern)}`,
+  // ------------------------------------------------------------- connecting
+
+  private ensureLive(): Promise<LiveClient> {
+    const live = this.live;
+    if (live && !live.client.stopped) return Promise.resolve(live);
+    this.connecting ??= this.open(live).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /**
+   * A new OnceClient. One that stopped is closed first, so that its identity
+   * file is written for the last time before the new client reads it (and
+   * resumes its session). Its in-doubt commands have already failed with
+   * OutcomeUnknownError; with an identity file the new client resends them
+   * under their numbers and reports them in `recovered`.
+   */
+  private async open(previous: LiveClient | undefined): Promise<LiveClient> {
+    if (previous) {
+      this.live = undefined;
+      previous.subscription?.unsubscribe();
+      await previous.client.close().catch(() => undefined);
+    }
+    let client: OnceClient;
+    try {
+      client = await OnceClient.connect(this.sdkOptions);
+    } catch (error) {
+      // As a TCP socket whose connect failed: status, 'error', then 'close'.
+      this.setStatus('disconnected');
+      this.listeners.emit('error', error as Error);
+      this.listeners.emit('close');
+      throw error;
+    }
+    const live: LiveClient = {
+      client,
+      subscription: undefined,
+      linked: false,
+      patterns: undefined,
+    };
+    this.live = live;
+    // The first bind happened before connect() resolved; its event is not replayed.
+    this.linkUp(live);
+    live.subscription = client.events$.subscribe({
+      next: (event) => this.onEvent(live, event),
+      complete: () => this.onStopped(live),
+    });
+    this.prefetchPatterns(live);
+    return live;
+  }
+
+  private onEvent(live: LiveClient, event: OnceClientEvent): void {
+    switch (event.type) {
+      case 'connected':
+      case 'resumed':
+        // Another node process may serve other handlers now: ask again.
+        live.patterns = undefined;
+        this.linkUp(live);
+        this.prefetchPatterns(live);
+        return;
+      case 'disconnected':
+      case 'session-lost':
+        this.linkDown(live);
+        return;
+      case 'reconnecting':
+        return;
+    }
+  }
+
+  private onStopped(live: LiveClient): void {
+    this.linkDown(live);
+    const failure = live.client.failure;
+    if (failure) this.listeners.emit('error', failure);
+  }
+
+  private setStatus(status: OnceClientStatus): void {
+    this._status$.next(status);
+  }
+
+  private linkUp(live: LiveClient): void {
+    live.linked = true;
+    this.setStatus('connected');
+    this.listeners.emit('connect');
+  }
+
+  private linkDown(live: LiveClient): void {
+    if (!live.linked) return;
+    live.linked = false;
+    this.setStatus('disconnected');
+    this.listeners.emit('close');
+  }
+
+  // ---------------------------------------------------------------- routing
+
+  private async route(live: LiveClient, pattern: unknown): Promise<PatternRoute> {
+    const normalised = this.normalizePattern(pattern as MsPattern);
+    const legacy = legacyQueryName(pattern);
+    if (this.queries.has(normalised)) return { name: normalised, query: true };
+    return routeOf(normalised, legacy, await this.patternsOf(live), this.queries);
+  }
+
+  /**
+   * Asks for the catalogue as soon as a session is bound, so that calls do
+   * not wait for it (and are written in the order they were made). A failure
+   * here is not anyone's: the next call asks again and gets the error.
+   */
+  private prefetchPatterns(live: LiveClient): void {
+    this.patternsOf(live).catch(() => undefined);
+  }
+
+  /**
+   * The node's catalogue, asked once per bind and shared by the calls that
+   * wait for it. A node without one (UNKNOWN_PATTERN) leaves `queries` as the
+   * only source; any other failure fails this call and is asked again next time.
+   */
+  private patternsOf(live: LiveClient): Promise<KnownPatterns | undefined> {
+    if (live.patterns) return live.patterns;
+    const asked: Promise<KnownPatterns | undefined> = live.client.patterns().then(
+      (catalogue) => knownPatterns(catalogue),
+      (error: unknown) => {
+        if (error instanceof CommandRefusedError && error.code === 'UNKNOWN_PATTERN') {
+          return undefined;
+        }
+        if (live.patterns === asked) live.patterns = undefined;
+        throw error;
+      },
     );
+    live.patterns = asked;
+    return asked;
   }
 }

@@ -6,6 +6,7 @@ export {
 } from './once-client-options';
 export { type OnceClientEvent, type ResumeHow } from './once-client-event';
 export { type RecoveredRequest } from './recovered-request';
+export { PATTERN_CATALOGUE_QUERY, type PatternCatalogue } from './pattern-catalogue';
 export { type IdentityView } from './session-identity';
 export { OnceError } from './errors/once.error';
 export { ProtocolStatusError } from './errors/protocol-status.error';

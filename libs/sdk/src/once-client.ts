@@ -13,6 +13,11 @@ import { IdentityPersister } from './identity-persister';
 import { type IdentityRecord } from './identity-record';
 import { type OnceClientEvent } from './once-client-event';
 import {
+  PATTERN_CATALOGUE_QUERY,
+  type PatternCatalogue,
+  toPatternCatalogue,
+} from './pattern-catalogue';
+import {
   type OnceClientOptions,
   type ResolvedOptions,
   resolveOptions,
@@ -142,6 +147,25 @@ export class OnceClient {
   }
 
   /**
+   * True once the client stopped for good: closed, or failed (see
+   * {@link failure}). A stopped client refuses every request with
+   * ClientClosedError; connect a new one to go on (with the same
+   * `identityFile` or `clientId`, it resumes the same session).
+   */
+  get stopped(): boolean {
+    return this.driver.stopped;
+  }
+
+  /**
+   * Why the client stopped, when it failed rather than closed: ConnectError
+   * after `reconnect.maxAttempts`, UnauthenticatedError on a resume,
+   * IdentityFileWriteError, ... `undefined` while it runs and after `close()`.
+   */
+  get failure(): OnceError | undefined {
+    return this.driver.failure;
+  }
+
+  /**
    * Sends a command, applied exactly once by the node. Resolves with the
    * handler's `result`. Rejects with:
    * - CommandRefusedError: the handler's committed refusal (its `code`);
@@ -204,6 +228,17 @@ export class OnceClient {
   /** {@link query} as a cold Observable: one query per subscription. */
   query$<T = unknown>(pattern: string, data: unknown): Observable<T> {
     return defer(() => this.query<T>(pattern, data));
+  }
+
+  /**
+   * The patterns the node's handlers registered, by kind (the reserved QUERY
+   * {@link PATTERN_CATALOGUE_QUERY}): lets a caller send each pattern the way
+   * its handler expects without being told. A node too old to know the
+   * catalogue refuses it with CommandRefusedError UNKNOWN_PATTERN; otherwise
+   * it rejects as {@link query} does.
+   */
+  async patterns(): Promise<PatternCatalogue> {
+    return toPatternCatalogue(await this.query(PATTERN_CATALOGUE_QUERY, {}));
   }
 
   /**

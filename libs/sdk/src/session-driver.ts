@@ -14,7 +14,7 @@ import { AlreadyAppliedError } from './errors/already-applied.error';
 import { ClientClosedError } from './errors/client-closed.error';
 import { CommandRefusedError } from './errors/command-refused.error';
 import { ConnectError } from './errors/connect.error';
-import { evictionError, replyMessage, statusError } from './errors/error-mapping';
+import { evictionError, replyMessage, rpcErrorOf, statusError } from './errors/error-mapping';
 import { IdentityFileWriteError } from './errors/identity-file-write.error';
 import { InvalidReplyError } from './errors/invalid-reply.error';
 import { OnceError } from './errors/once.error';
@@ -533,9 +533,8 @@ export class SessionDriver implements LinkHandler {
         } else if (outcome.ok) {
           entry.resolve(outcome.result);
         } else {
-          entry.reject(
-            new CommandRefusedError(outcome.error.code, outcome.error.message, entry.pattern),
-          );
+          const { code, message: text } = outcome.error;
+          entry.reject(new CommandRefusedError(code, text, entry.pattern, rpcErrorOf(frame.body)));
         }
       }
     } else if (header.status === (Status.AlreadyApplied as number)) {
@@ -575,7 +574,12 @@ export class SessionDriver implements LinkHandler {
       else if (outcome.ok) query.resolve(outcome.result);
       else
         query.reject(
-          new CommandRefusedError(outcome.error.code, outcome.error.message, query.pattern),
+          new CommandRefusedError(
+            outcome.error.code,
+            outcome.error.message,
+            query.pattern,
+            rpcErrorOf(frame.body),
+          ),
         );
     } else {
       query.reject(statusError(header.status, replyMessage(frame.body, 'query refused')));

@@ -11,6 +11,6 @@ export {
 export { ServiceProcess, type ServiceProcessOptions, ServiceStartError } from './service-process';
 export { type Direction, type FlowMode, TcpProxy, type TcpProxyOptions } from './tcp-proxy';
 export { StaticAuthenticator } from './static-authenticator';
-export { findRepositoryRoot, typescriptHookFile } from './typescript-hook';
+export { typescriptRegisterFile } from './service-launch';
 export { eventually } from './eventually';
 export { neverCompletedDataDirectory } from './never-completed-data-directory';

@@ -2,16 +2,20 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { type ConnectionOptions } from 'node:tls';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Operation } from '@once/protocol';
 import { RawClient, bodyJson } from './raw-client';
-import { findRepositoryRoot, typescriptHookFile } from './typescript-hook';
+import { launchCommand } from './service-launch';
+import { ServiceStartError } from './service-start.error';
+
+export { ServiceStartError };
 
 export interface ServiceProcessOptions {
   /**
-   * The service's entry script: a built `.js` file, or a `.ts` file that is
-   * transpiled on the fly (with the repository's `@once/*` aliases).
-   * Default: the built reference service (`npm run build` first).
+   * The service's entry script: a built `.js` file, or a `.ts` file run
+   * through the TypeScript hook (or `loader`). Relative to `root`.
+   * Default, inside the once repository only: its built reference service
+   * (`npm run build` first). Elsewhere give `entry` or `modules`.
    */
   readonly entry?: string;
   /** Data directory; default a fresh temporary one, removed by `cleanup()`. */
@@ -21,21 +25,32 @@ export interface ServiceProcessOptions {
   readonly args?: readonly string[];
   /** How long `start`/`restart` wait for PING ready. Default 30 s. */
   readonly readyTimeoutMs?: number;
-  /** Repository root (for the default entry and the `@once/*` aliases). Default: found from this file. */
+  /**
+   * The child's working directory, against which `entry` is resolved.
+   * Default: the once repository's root when this package runs inside it,
+   * else the current working directory.
+   */
   readonly root?: string;
   /**
-   * Instead of an entry: a service made of these NestJS modules (TypeScript or
-   * JavaScript files, by absolute path and export name) plus OnceModule.
+   * Instead of an entry: a service made of these NestJS modules plus
+   * OnceModule and OnceServer, each an absolute path and an export name.
+   * Compiled `.js` files run as they are; `.ts` files are transpiled on the
+   * fly with the project's own `typescript` (decorators and their metadata
+   * on, no type checking, tsconfig not read), unless `loader` is given.
    */
   readonly modules?: ReadonlyArray<{ readonly path: string; readonly export: string }>;
+  /**
+   * A module preloaded in the child with `node -r`, in place of the built-in
+   * TypeScript hook: for a project whose TypeScript needs its tsconfig
+   * (paths, another target), e.g. `ts-node/register` or
+   * `tsconfig-paths/register`. A bare name is resolved from `root`.
+   * Default: the built-in hook, only when the entry or a module is a `.ts` file.
+   */
+  readonly loader?: string;
   /** The service serves TLS (its ONCE_TLS_* settings are in `env`): readiness is probed with these options. */
   readonly tls?: ConnectionOptions;
   /** With `modules`: users of a static authenticator (ids 1, 2, … in this order). */
   readonly users?: Readonly<Record<string, string>>;
-}
-
-export class ServiceStartError extends Error {
-  readonly code = 'SERVICE_START';
 }
 
 const LISTENING = /listening on ([0-9a-fA-F.:]+):(\d+)/;
@@ -82,6 +97,7 @@ export class ServiceProcess {
   }
 
   static async start(options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+    launchCommand(options);
     let owned: string | undefined;
     let dataDir = options.dataDir;
     if (!dataDir) {
@@ -183,19 +199,15 @@ export class ServiceProcess {
     port: number,
     extraEnv: Readonly<Record<string, string>> = {},
   ): Promise<void> {
-    const root = this.options.root ?? findRepositoryRoot();
-    const entry = this.options.modules
-      ? join(__dirname, 'module-service.main.ts')
-      : resolve(root, this.options.entry ?? 'dist/apps/server/src/main.js');
+    const { cwd, nodeArgs, entry } = launchCommand(this.options);
     const moduleEnv: Record<string, string> = this.options.modules
       ? {
           ONCE_TEST_MODULES: JSON.stringify(this.options.modules),
           ...(this.options.users && { ONCE_TEST_USERS: JSON.stringify(this.options.users) }),
         }
       : {};
-    const nodeArgs = entry.endsWith('.ts') ? ['-r', await typescriptHookFile(root)] : [];
     const child = spawn(process.execPath, [...nodeArgs, entry, ...(this.options.args ?? [])], {
-      cwd: root,
+      cwd,
       env: {
         ...process.env,
         ONCE_LOG_FORMAT: 'text',

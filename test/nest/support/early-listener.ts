@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type Frame } from '@once/protocol';
-import { type RawClient, findRepositoryRoot, typescriptHookFile } from '@once/testing';
+import { type RawClient, typescriptRegisterFile } from '@once/testing';
+import { ROOT } from '../../support/node-program';
 
 /** Prefix of the lines early-listener.main.ts reports on stdout. */
 export const EARLY_LISTENER_MARK = 'early-listener ';
@@ -45,12 +46,11 @@ export class EarlyListenerProcess {
 
   /** Starts the app on `dataDir`; resolves with the once listener's port once it is open. */
   static async start(dataDir: string): Promise<{ app: EarlyListenerProcess; port: number }> {
-    const root = findRepositoryRoot();
     const child = spawn(
       process.execPath,
-      ['-r', await typescriptHookFile(root), join(__dirname, 'early-listener.main.ts')],
+      ['-r', typescriptRegisterFile(), join(__dirname, 'early-listener.main.ts')],
       {
-        cwd: root,
+        cwd: ROOT,
         env: { ...process.env, ONCE_DATA_DIR: dataDir, NO_COLOR: '1' },
         stdio: ['pipe', 'pipe', 'pipe'],
       },

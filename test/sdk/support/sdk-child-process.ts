@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { typescriptHookFile } from '@once/testing';
+import { typescriptRegisterFile } from '@once/testing';
 
 /** What the child reports on stdout, one JSON object a line. */
 export type ChildMessage =
@@ -81,14 +81,17 @@ export class SdkChildProcess {
 
   static async start(config: ChildConfig): Promise<SdkChildProcess> {
     const dir = tmpdir();
-    const hook = await typescriptHookFile(ROOT);
     const script = join(dir, `once-sdk-child-${process.pid}.js`);
     await writeFile(script, CHILD_SCRIPT);
-    const child = spawn(process.execPath, ['-r', hook, script, JSON.stringify(config)], {
-      cwd: ROOT,
-      env: { ...process.env, ONCE_ROOT: ROOT },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-r', typescriptRegisterFile(), script, JSON.stringify(config)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ONCE_ROOT: ROOT },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     return new SdkChildProcess(child);
   }
 

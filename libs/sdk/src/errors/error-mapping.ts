@@ -93,3 +93,23 @@ export function replyMessage(body: Uint8Array, fallback: string): string {
     return fallback;
   }
 }
+
+/**
+ * The `error.rpcError` of a refusal body `{"ok":false,"error":{…,"rpcError":…}}`:
+ * the error object of an `RpcException` thrown by the handler, as NestJS's
+ * own transports would hand it to the caller. `undefined` when the body has
+ * none (older nodes, refusals that are not an RpcException's).
+ */
+export function rpcErrorOf(body: Uint8Array): unknown {
+  try {
+    const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as {
+      error?: Record<string, unknown>;
+    };
+    const error = parsed?.error;
+    return typeof error === 'object' && error !== null && Object.hasOwn(error, 'rpcError')
+      ? error.rpcError
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,11 +1,11 @@
 import { ONCE_AUTHENTICATOR, type OnceAuthenticator } from '@once/framework';
-import { ADMIN_PASSWORD, type DomainApp, startDomainApp } from '../__fixtures__/domain-app.fixture';
+import { ADMIN_PASSWORD, type UsersNode, startUsersNode } from './__fixtures__/users-node.fixture';
 
-describe('users module (through the apply path)', () => {
-  let app: DomainApp;
+describe('UsersModule (alone with OnceModule, through the apply path)', () => {
+  let app: UsersNode;
   let auth: OnceAuthenticator;
   beforeAll(async () => {
-    app = await startDomainApp();
+    app = await startUsersNode();
     auth = app.module.get<OnceAuthenticator>(ONCE_AUTHENTICATOR);
   });
   afterAll(() => app.close());

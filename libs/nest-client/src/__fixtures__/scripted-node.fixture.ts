@@ -1,0 +1,92 @@
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import {
+  Command,
+  encodeReplyTo,
+  type Frame,
+  FrameDecoder,
+  Operation,
+  parseRequest,
+  Status,
+} from '@once/protocol';
+
+/** What the node answers to a COMMAND or QUERY: the reply body (an outcome). */
+export type Script = (operation: 'command' | 'query', pattern: string, data: unknown) => string;
+
+/**
+ * A node that speaks PROTOCOL.md over real TCP with replies a test writes
+ * itself, for reply bodies a real node does not produce (yet). It binds every
+ * REGISTER as epoch 1 and answers each COMMAND and QUERY with `script`'s body;
+ * nothing else of a node is there (no journal, no numbering checks).
+ */
+export class ScriptedNode {
+  /** Every COMMAND and QUERY received, in order. */
+  readonly calls: Array<{ operation: 'command' | 'query'; pattern: string }> = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly script: Script,
+  ) {
+    server.on('connection', (socket) => this.accept(socket));
+  }
+
+  static async start(script: Script): Promise<ScriptedNode> {
+    const node = new ScriptedNode(createServer(), script);
+    await new Promise<void>((resolve) => node.server.listen(0, '127.0.0.1', resolve));
+    return node;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const decoder = new FrameDecoder();
+    socket.on('data', (chunk: Buffer) => {
+      decoder.push(chunk);
+      for (let result = decoder.next(); result; result = decoder.next()) {
+        if (result.kind === 'error') {
+          socket.destroy();
+          return;
+        }
+        socket.write(this.answer(result.frame));
+      }
+    });
+  }
+
+  private answer(frame: Frame): Buffer {
+    const parsed = parseRequest(frame);
+    if (!parsed.ok) throw new Error(`the scripted node got a bad request: ${parsed.message}`);
+    const request = parsed.request;
+    const reply = { command: Command.Reply, status: Status.Ok } as const;
+    switch (request.operation) {
+      case Operation.Register:
+        return encodeReplyTo(
+          frame,
+          { ...reply, session: 1, op: 1, commit: 1 },
+          JSON.stringify({ userId: 1, epoch: 1, watermark: 0, resumeToken: '0'.repeat(31) + '1' }),
+        );
+      case Operation.Command:
+      case Operation.Query: {
+        const operation = request.operation === Operation.Command ? 'command' : 'query';
+        this.calls.push({ operation, pattern: request.pattern });
+        const number = frame.header.request;
+        return encodeReplyTo(
+          frame,
+          { ...reply, op: number, commit: number, watermark: number },
+          this.script(operation, request.pattern, request.data),
+        );
+      }
+      default:
+        throw new Error(`the scripted node does not answer operation ${request.operation}`);
+    }
+  }
+}

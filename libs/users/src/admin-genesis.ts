@@ -1,0 +1,13 @@
+import { type OnceModuleOptions } from '@once/framework';
+
+/**
+ * The genesis of a new data directory that holds users: `users.create` of
+ * `admin`, run once by the node itself when the directory is created. The
+ * first user ever created is the administrator (id 1), so this is the only
+ * way an administrator comes to exist; pass it as `OnceModule.forRoot({ genesis })`.
+ * The password is hashed at admission like any other: the journal never
+ * holds it in plain text.
+ */
+export function adminGenesis(adminPassword: string): OnceModuleOptions['genesis'] {
+  return [{ pattern: 'users.create', data: { username: 'admin', password: adminPassword } }];
+}
