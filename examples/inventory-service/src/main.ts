@@ -6,8 +6,8 @@ import { AppModule } from './app.module';
 /**
  * The inventory service. Settings from the environment: `ONCE_HOST`
  * (default 127.0.0.1), `ONCE_PORT` (default 7700), `ONCE_DATA_DIR` (default
- * ./data), `INVENTORY_CALLERS` (required, see callers/caller-accounts.ts) and
- * `INVENTORY_WAREHOUSES` (default berlin,lyon).
+ * ./data), `ONCE_ADMIN_PASSWORD` (required: the admin of a new data
+ * directory) and `INVENTORY_WAREHOUSES` (default berlin,lyon).
  *
  * SIGTERM or SIGINT stops it gracefully through NestJS's shutdown hooks:
  * once finishes the commits in flight, writes a snapshot and closes the
@@ -15,8 +15,10 @@ import { AppModule } from './app.module';
  * next start replays the journal.
  */
 async function main(): Promise<void> {
+  const adminPassword = process.env.ONCE_ADMIN_PASSWORD;
+  if (!adminPassword) throw new Error('ONCE_ADMIN_PASSWORD is not set');
   const app = await NestFactory.createMicroservice(
-    AppModule.forRoot({ dataDir: process.env.ONCE_DATA_DIR ?? './data' }),
+    AppModule.forRoot({ dataDir: process.env.ONCE_DATA_DIR ?? './data', adminPassword }),
     {
       strategy: new OnceServer({
         host: process.env.ONCE_HOST ?? '127.0.0.1',

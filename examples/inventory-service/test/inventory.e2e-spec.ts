@@ -1,4 +1,4 @@
-import { CommandRefusedError, type OnceClient, UnauthenticatedError } from '@once/sdk';
+import { CommandRefusedError, type OnceClient } from '@once/sdk';
 import { type ServiceProcess, TcpProxy, eventually } from '@once/testing';
 import { type StockLevel, type StockReserved } from '../src/inventory/inventory.controller';
 import {
@@ -6,21 +6,22 @@ import {
   RECEIVING,
   connectAs,
   freshSku,
-  startInventory,
+  startInventoryModule,
 } from './support/inventory-harness';
 
 /**
- * The inventory service as its callers see it, over real TCP, with a real
- * journal in a temporary directory, and crashes that are real SIGKILLs.
- * Each scenario works on a SKU of its own.
+ * The inventory module as its callers see it, served by a service that
+ * @once/testing assembles around it: real TCP, a real journal in a
+ * temporary directory, crashes that are real SIGKILLs. Each scenario works
+ * on a SKU of its own.
  */
-describe('given the inventory service and its two callers', () => {
+describe('given the inventory module in a service, and its two callers', () => {
   let service: ServiceProcess;
   let receiving: OnceClient;
   let orders: OnceClient;
 
   beforeAll(async () => {
-    service = await startInventory();
+    service = await startInventoryModule();
     receiving = await connectAs(RECEIVING, service.port);
     orders = await connectAs(ORDERS, service.port);
   });
@@ -91,12 +92,6 @@ describe('given the inventory service and its two callers', () => {
     expect(await stockOf(sku, 'madrid')).toMatchObject({ available: 0 });
   });
 
-  it('when a caller presents a wrong secret, then it gets no session', async () => {
-    const connecting = connectAs({ ...ORDERS, secret: RECEIVING.secret }, service.port);
-
-    await expect(connecting).rejects.toBeInstanceOf(UnauthenticatedError);
-  });
-
   it('when lyon closes and the service restarts, then what lyon held is replayed as it was and new work there is refused', async () => {
     const sku = freshSku();
     await receiving.command('inventory.add', { warehouse: 'lyon', sku, quantity: 4 });
@@ -124,13 +119,13 @@ describe('given the inventory service and its two callers', () => {
  * service while its reply has not reached the caller, and then the service
  * is SIGKILLed.
  */
-describe('given the inventory service SIGKILLed while reservations are in flight', () => {
+describe('given the inventory module in a service SIGKILLed while reservations are in flight', () => {
   let service: ServiceProcess;
   let proxy: TcpProxy;
   let receiving: OnceClient;
 
   beforeAll(async () => {
-    service = await startInventory();
+    service = await startInventoryModule();
     proxy = await TcpProxy.start({ targetPort: service.port });
     receiving = await connectAs(RECEIVING, service.port);
   });

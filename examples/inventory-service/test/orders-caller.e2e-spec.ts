@@ -9,7 +9,7 @@ import {
   RECEIVING,
   connectAs,
   freshSku,
-  startInventory,
+  startInventoryService,
 } from './support/inventory-harness';
 
 /**
@@ -33,7 +33,7 @@ describe('given the orders app calling the inventory through OnceClientProxy', (
   });
 
   beforeAll(async () => {
-    service = await startInventory();
+    service = await startInventoryService();
     proxy = await TcpProxy.start({ targetPort: service.port });
     receiving = await connectAs(RECEIVING, service.port);
     await receiving.command('inventory.add', { warehouse: 'berlin', sku, quantity: 10 });
@@ -41,7 +41,7 @@ describe('given the orders app calling the inventory through OnceClientProxy', (
       OrdersModule.forRoot({
         port: proxy.port,
         username: ORDERS.username,
-        password: ORDERS.secret,
+        password: ORDERS.password,
         reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
       }),
       { logger: false },

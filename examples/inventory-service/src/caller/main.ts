@@ -39,6 +39,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error('orders: cannot place the order:', error);
+  // once's errors carry a stable code (a refusal's is the inventory's own): print it first.
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  console.error(`orders: cannot place the order: ${code ? `${code}: ` : ''}${message ?? ''}`);
   process.exit(1);
 });

@@ -1,26 +1,31 @@
-import { join } from 'node:path';
-import { type OnceClient } from '@once/sdk';
-import { ServiceProcess } from '@once/testing';
+import { type OnceClient, UnauthenticatedError } from '@once/sdk';
+import { type ServiceProcess } from '@once/testing';
 import { type StockLevel } from '../src/inventory/inventory.controller';
-import { CALLERS_SETTING, ORDERS, RECEIVING, connectAs } from './support/inventory-harness';
+import { ORDERS, RECEIVING, connectAs, startInventoryService } from './support/inventory-harness';
 
-/** The service as it is deployed: its own `main.ts`, the process operators start and stop. */
+/**
+ * The service as it is deployed: its own `main.ts`, its users module, and
+ * the process an operator starts and stops.
+ */
 describe('given the inventory service started from its own main', () => {
   let service: ServiceProcess;
   let receiving: OnceClient | undefined;
 
   beforeAll(async () => {
-    service = await ServiceProcess.start({
-      entry: join(__dirname, '..', 'src', 'main.ts'),
-      env: { INVENTORY_CALLERS: CALLERS_SETTING },
-    });
+    service = await startInventoryService();
   });
   afterAll(async () => {
     await receiving?.close({ force: true });
     await service?.cleanup();
   });
 
-  it('when it is stopped with SIGTERM and started again, then it takes a snapshot on the way out and keeps every reservation', async () => {
+  it('when a service presents another account password, then it gets no session', async () => {
+    const connecting = connectAs({ ...ORDERS, password: RECEIVING.password }, service.port);
+
+    await expect(connecting).rejects.toBeInstanceOf(UnauthenticatedError);
+  });
+
+  it('when it is stopped with SIGTERM and started again, then it takes a snapshot on the way out and keeps every reservation and account', async () => {
     receiving = await connectAs(RECEIVING, service.port);
     const orders = await connectAs(ORDERS, service.port);
     await receiving.command('inventory.add', { warehouse: 'berlin', sku: 'bolt', quantity: 5 });
@@ -30,7 +35,7 @@ describe('given the inventory service started from its own main', () => {
       sku: 'bolt',
       quantity: 2,
     });
-    await orders.close();
+    await orders.close({ logout: true });
 
     await service.stop();
     const running = service.running;
@@ -43,5 +48,7 @@ describe('given the inventory service started from its own main', () => {
     await expect(
       receiving.query<StockLevel>('inventory.stock', { warehouse: 'berlin', sku: 'bolt' }),
     ).resolves.toEqual({ warehouse: 'berlin', sku: 'bolt', available: 3, reserved: 2 });
+    const again = await connectAs(ORDERS, service.port);
+    await again.close({ logout: true });
   });
 });
