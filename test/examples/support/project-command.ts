@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { environmentWithoutNpm } from '../../support/packed-workspaces';
 
 /** How a command run in a project ended, with everything it printed. */
 export interface CommandRun {
@@ -15,9 +16,7 @@ export interface CommandRun {
  */
 function projectEnvironment(): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^npm_/i.test(name) && !name.startsWith('JEST_'),
-    ),
+    Object.entries(environmentWithoutNpm()).filter(([name]) => !name.startsWith('JEST_')),
   );
 }
 
