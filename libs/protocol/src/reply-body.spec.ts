@@ -26,11 +26,14 @@ describe('reply bodies', () => {
     });
   });
 
-  it('always carry a result, null when JSON has no value for it', () => {
-    expect(okBody(undefined).toString()).toBe('{"ok":true,"result":null}');
+  it('always carry a result: null, marked empty, when JSON has no value for it', () => {
+    const empty = '{"ok":true,"result":null,"empty":true}';
+    expect(okBody(undefined).toString()).toBe(empty);
     expect(okBody(null).toString()).toBe('{"ok":true,"result":null}');
-    expect(okBody(() => 1).toString()).toBe('{"ok":true,"result":null}');
-    expect(okBody({ toJSON: () => undefined }).toString()).toBe('{"ok":true,"result":null}');
+    expect(okBody(() => 1).toString()).toBe(empty);
+    expect(okBody({ toJSON: () => undefined }).toString()).toBe(empty);
+    expect(parseReplyBody(okBody(undefined))).toEqual({ ok: true, result: undefined });
+    expect(parseReplyBody(okBody(null))).toEqual({ ok: true, result: null });
   });
 
   it('are UTF-8', () => {

@@ -9,21 +9,26 @@
 
 /** A decoded outcome body. */
 export type ReplyOutcome =
+  /** `result` is undefined when the handler produced no value (`"empty":true`). */
   { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };
 
 /**
  * `{"ok":true,"result":…}`. A result JSON cannot express (`undefined`, a
  * function, a symbol) is written as `null`, so the `result` key is never
- * dropped. Throws whatever `JSON.stringify` throws (a cycle, a bigint).
+ * dropped; it is then marked `"empty":true` (PROTOCOL-NOTES), so a client can
+ * tell "no value" (a NestJS client completes without emitting) from an
+ * explicit `null`. Throws whatever `JSON.stringify` throws (a cycle, a bigint).
  */
 export function okBody(result: unknown): Buffer {
   return Buffer.from(okBodyText(result), 'utf8');
 }
 
 /** {@link okBody} as text, for writing straight into a frame without an intermediate buffer. */
+const EMPTY_OK_BODY = '{"ok":true,"result":null,"empty":true}';
+
 export function okBodyText(result: unknown): string {
   const json = result === undefined ? undefined : JSON.stringify(result);
-  return `{"ok":true,"result":${json ?? 'null'}}`;
+  return json === undefined ? EMPTY_OK_BODY : `{"ok":true,"result":${json}}`;
 }
 
 /**
@@ -65,8 +70,10 @@ export function parseReplyBody(body: Uint8Array): ReplyOutcome | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const outcome = value as { ok?: unknown; result?: unknown; error?: unknown };
-  if (outcome.ok === true) return { ok: true, result: outcome.result ?? null };
+  const outcome = value as { ok?: unknown; result?: unknown; empty?: unknown; error?: unknown };
+  if (outcome.ok === true) {
+    return { ok: true, result: outcome.empty === true ? undefined : (outcome.result ?? null) };
+  }
   if (outcome.ok !== false || typeof outcome.error !== 'object' || outcome.error === null) {
     return undefined;
   }

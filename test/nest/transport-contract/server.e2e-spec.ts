@@ -88,14 +88,16 @@ describe('the server side of NestJS’s TCP transport contract: each scenario on
       await expect(outcomeOfCall(once.client.send('sum.of.read', NUMBERS))).resolves.toEqual(nest);
     });
 
-    it('given an Observable that completes without a value, then each transport answers it as it answers a handler returning undefined', async () => {
+    it(`given an Observable that completes without a value, or a handler returning undefined, then ${CONTRACT.observableEmpty.onceText}, as NestJS TCP does`, async () => {
       const nestEmpty = await outcomeOfCall(tcp.client.send('sum.empty', {}));
       expect(nestEmpty).toEqual({ values: [] });
       await expect(outcomeOfCall(tcp.client.send('sum.void', {}))).resolves.toEqual(nestEmpty);
+      await expect(outcomeOfCall(once.client.send('sum.empty', {}))).resolves.toEqual(nestEmpty);
+      await expect(outcomeOfCall(once.client.send('sum.void', {}))).resolves.toEqual(nestEmpty);
 
       const empty = await session.command('sum.empty', {});
       const nothing = await session.command('sum.void', {});
-      expect(empty.reply.body.toString('utf8')).toBe('{"ok":true,"result":null}');
+      expect(empty.reply.body.toString('utf8')).toBe('{"ok":true,"result":null,"empty":true}');
       expect(nothing.reply.body.equals(empty.reply.body)).toBe(true);
     });
 

@@ -10,8 +10,6 @@
 /** What once does in a row. */
 export type OnceBehaviour =
   | { readonly kind: 'same' }
-  /** Each transport answers it as it answers a handler returning undefined (see that row). */
-  | { readonly kind: 'as a void reply' }
   | { readonly kind: 'refused at bootstrap'; readonly code: string; readonly message: string }
   | { readonly kind: 'refused at the call'; readonly code: string; readonly message: string };
 
@@ -41,9 +39,9 @@ export const CONTRACT = {
   observableEmpty: {
     scenario: 'the handler returns an Observable that completes without a value (`EMPTY`)',
     nestTcp: 'the client completes without a value, exactly as for a handler returning undefined',
-    once: { kind: 'as a void reply' },
+    once: SAME,
     onceText:
-      'replies exactly as a handler returning undefined: `{"ok":true,"result":null}` (OnceClientProxy emits null; see the void reply)',
+      'the reply is marked as having no value (`{"ok":true,"result":null,"empty":true}`, as for a handler returning undefined) and OnceClientProxy completes without a value',
   },
   asyncQuery: {
     scenario: 'an `async` handler (@Query on once)',
