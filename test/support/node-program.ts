@@ -23,9 +23,32 @@ export function runNodeProgram(
   args: readonly string[],
   boundMs: number,
 ): Promise<ProgramRun> {
+  return runInProcessGroup(process.execPath, [script, ...args], { cwd: ROOT, boundMs });
+}
+
+/** Where and how long {@link runInProcessGroup} runs a command. */
+export interface GroupRunOptions {
+  readonly cwd: string;
+  /** The command's environment; default this process's. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** When the whole group is SIGKILLed. */
+  readonly boundMs: number;
+}
+
+/**
+ * Runs `command args` in a process group of its own and resolves with its
+ * exit code and output; at `boundMs`, and when it ends, whatever is left of
+ * the group is SIGKILLed (see {@link runNodeProgram}).
+ */
+export function runInProcessGroup(
+  command: string,
+  args: readonly string[],
+  { cwd, env, boundMs }: GroupRunOptions,
+): Promise<ProgramRun> {
   return new Promise((done, failed) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: ROOT,
+    const child = spawn(command, args, {
+      cwd,
+      env: env ?? process.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runInProcessGroup } from '../../support/node-program';
 import { environmentWithoutNpm } from '../../support/packed-workspaces';
 
 /** How a command run in a project ended, with everything it printed. */
@@ -27,41 +27,14 @@ function projectEnvironment(): NodeJS.ProcessEnv {
  * hang fails with the command's output rather than a bare timeout. A bound,
  * not a timing assertion.
  */
-export function runInProject(
+export async function runInProject(
   cwd: string,
   command: string,
   args: readonly string[],
   boundMs: number,
 ): Promise<CommandRun> {
-  const line = [command, ...args].join(' ');
-  return new Promise((done, failed) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: projectEnvironment(),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // the group is already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      output += `\n(killed after ${boundMs} ms)`;
-      killGroup();
-    }, boundMs);
-    child.once('error', failed);
-    child.once('close', (exitCode) => {
-      clearTimeout(timer);
-      killGroup();
-      done({ command: line, exitCode, output });
-    });
-  });
+  const run = await runInProcessGroup(command, args, { cwd, env: projectEnvironment(), boundMs });
+  return { command: [command, ...args].join(' '), ...run };
 }
 
 /** Fails with the command's own output (its tail) unless it exited with 0. */
