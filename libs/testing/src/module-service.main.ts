@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConsoleLogger, type DynamicModule, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ONCE_AUTHENTICATOR, OnceModule } from '@once/framework';
+import { ONCE_AUTHENTICATOR, OnceModule, type OnceModuleOptions } from '@once/framework';
 import { OnceServer } from '@once/gateway';
 import {
   readEnvSetting,
@@ -18,6 +18,7 @@ import { StaticAuthenticator } from './static-authenticator';
  * - ONCE_TEST_MODULES: JSON `[{ "path": "/abs/file.ts", "export": "LedgerModule" }]`;
  * - ONCE_TEST_USERS: JSON `{ "alice": "pw" }` for a static authenticator (ids 1, 2, …),
  *   unless one of the modules provides ONCE_AUTHENTICATOR;
+ * - ONCE_TEST_GENESIS: JSON `[{ "pattern": …, "data": … }]`, OnceModule's `genesis`;
  * - ONCE_DATA_DIR, ONCE_PORT, ONCE_HOST, ONCE_RING, ONCE_CLIENTS_MAX, ONCE_SESSION_TTL_MS,
  *   ONCE_SNAPSHOT_EVERY_OPS, parsed as the settings table says (old names accepted).
  */
@@ -33,6 +34,9 @@ async function main(): Promise<void> {
     if (typeof loaded !== 'function') throw new Error(`${path} exports no module named ${name}`);
     return loaded as Type;
   });
+  const genesis = env.ONCE_TEST_GENESIS
+    ? (JSON.parse(env.ONCE_TEST_GENESIS) as OnceModuleOptions['genesis'])
+    : undefined;
   const users = env.ONCE_TEST_USERS
     ? (JSON.parse(env.ONCE_TEST_USERS) as Record<string, string>)
     : undefined;
@@ -54,6 +58,7 @@ async function main(): Promise<void> {
             clientsMax: read('clientsMax'),
             sessionTtlMs: read('sessionTtlMs'),
             snapshotEveryOps: read('snapshotEveryOps'),
+            genesis,
           }),
           ...modules,
         ],

@@ -3,6 +3,7 @@ import { type ConnectionOptions } from 'node:tls';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type OnceModuleOptions } from '@once/framework';
 import { Operation } from '@once/protocol';
 import { RawClient, bodyJson } from './raw-client';
 import { launchCommand } from './service-launch';
@@ -51,6 +52,13 @@ export interface ServiceProcessOptions {
   readonly tls?: ConnectionOptions;
   /** With `modules`: users of a static authenticator (ids 1, 2, … in this order). */
   readonly users?: Readonly<Record<string, string>>;
+  /**
+   * With `modules`: the commands a new data directory starts with (OnceModule's
+   * `genesis`), e.g. `adminGenesis(password)` from `@once/users` when the
+   * modules include `UsersModule` (then leave `users` out: UsersModule is the
+   * authenticator). Ignored when the directory exists.
+   */
+  readonly genesis?: OnceModuleOptions['genesis'];
 }
 
 const LISTENING = /listening on ([0-9a-fA-F.:]+):(\d+)/;
@@ -213,6 +221,7 @@ export class ServiceProcess {
       ? {
           ONCE_TEST_MODULES: JSON.stringify(this.options.modules),
           ...(this.options.users && { ONCE_TEST_USERS: JSON.stringify(this.options.users) }),
+          ...(this.options.genesis && { ONCE_TEST_GENESIS: JSON.stringify(this.options.genesis) }),
         }
       : {};
     const child = spawn(process.execPath, [...nodeArgs, entry, ...(this.options.args ?? [])], {
