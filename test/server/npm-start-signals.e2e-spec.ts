@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -62,6 +62,7 @@ describe('given the service run by npm (`npm run start:prod`, what `npm start` r
       [TEST_RUN_VARIABLE]: tag,
     });
     const port = await run.port;
+    await eventually(() => /ready at op \d+/.test(run.output()), 'the service ready', 20_000);
     expect(findTaggedProcesses(tag).length).toBeGreaterThan(0);
 
     // When npm alone gets SIGTERM (as a process manager sends it)
@@ -83,7 +84,7 @@ describe('given the service run by npm (`npm run start:prod`, what `npm start` r
   });
 
   it('when `npm start` runs, then it is the build followed by this same command', async () => {
-    const { scripts } = (await import(join(ROOT, 'package.json'))) as {
+    const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
     expect(scripts.start).toMatch(/^.+ && (.+)$/);
