@@ -14,3 +14,9 @@ export { StaticAuthenticator } from './static-authenticator';
 export { typescriptRegisterFile } from './service-launch';
 export { eventually } from './eventually';
 export { neverCompletedDataDirectory } from './never-completed-data-directory';
+export {
+  NatsCluster,
+  type NatsClusterOptions,
+  NatsServerMissingError,
+  NatsStartError,
+} from './nats-cluster';

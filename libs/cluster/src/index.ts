@@ -1,0 +1,1 @@
+export { type ClusterNames, clusterNames } from './cluster-names';

@@ -1,0 +1,221 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Options of {@link NatsCluster.start}. */
+export interface NatsClusterOptions {
+  /** How many `nats-server` processes, routed into one JetStream cluster. Default 3. */
+  readonly servers?: number;
+  /** The `nats-server` binary. Default `ONCE_NATS_SERVER_BIN`, else `nats-server` on PATH. */
+  readonly bin?: string;
+  /** How long `start`/`restart` wait for the servers to be ready. Default 30 s. */
+  readonly readyTimeoutMs?: number;
+}
+
+/** `nats-server` is not on this machine: the message says how to install it. */
+export class NatsServerMissingError extends Error {
+  readonly code = 'NATS_SERVER_MISSING';
+}
+
+/** A server did not become ready in time, or exited while starting; its output is in the message. */
+export class NatsStartError extends Error {
+  readonly code = 'NATS_START';
+}
+
+const INSTALL_HINT =
+  'install it with `apt-get install -y nats-server` (Debian, Ubuntu; `npm run test:e2e` does so ' +
+  'where it runs as root), or from https://nats.io, and put it on PATH or set ONCE_NATS_SERVER_BIN';
+
+interface Member {
+  readonly name: string;
+  readonly clientPort: number;
+  readonly routePort: number;
+  readonly storeDir: string;
+  readonly configFile: string;
+  child?: ChildProcess;
+  output: string;
+}
+
+/**
+ * NATS servers with JetStream as child processes on 127.0.0.1, on free ports
+ * and temporary store directories, for e2e tests of cluster mode: `kill(i)`
+ * SIGKILLs one (its store stays), `restart(i)` starts it again on the same
+ * ports and store, `cleanup()` kills them all and removes their directories.
+ * With one server there is no route and JetStream runs standalone.
+ */
+export class NatsCluster {
+  private constructor(
+    private readonly bin: string,
+    private readonly root: string,
+    private readonly members: Member[],
+    private readonly readyTimeoutMs: number,
+  ) {}
+
+  static async start(options: NatsClusterOptions = {}): Promise<NatsCluster> {
+    const bin = options.bin ?? process.env.ONCE_NATS_SERVER_BIN ?? 'nats-server';
+    if (spawnSync(bin, ['--version'], { stdio: 'ignore' }).status !== 0) {
+      throw new NatsServerMissingError(`cannot run ${bin}: ${INSTALL_HINT}`);
+    }
+    const count = options.servers ?? 3;
+    const root = await mkdtemp(join(tmpdir(), 'once-nats-'));
+    const ports = await freePorts(count * 2);
+    const members: Member[] = [];
+    for (let i = 0; i < count; i++) {
+      const name = `n${i + 1}`;
+      members.push({
+        name,
+        clientPort: ports[2 * i],
+        routePort: ports[2 * i + 1],
+        storeDir: join(root, name),
+        configFile: join(root, `${name}.conf`),
+        output: '',
+      });
+    }
+    for (const member of members) await writeFile(member.configFile, configOf(member, members));
+    const cluster = new NatsCluster(bin, root, members, options.readyTimeoutMs ?? 30_000);
+    try {
+      await Promise.all(members.map((_, index) => cluster.launch(index)));
+    } catch (error) {
+      await cluster.cleanup();
+      throw error;
+    }
+    return cluster;
+  }
+
+  /** `nats://127.0.0.1:<port>` of every server, in index order. */
+  get urls(): string[] {
+    return this.members.map((member) => `nats://127.0.0.1:${member.clientPort}`);
+  }
+
+  /** The servers' names (`n1`, `n2`, …), as JetStream reports its stream leader. */
+  get names(): string[] {
+    return this.members.map((member) => member.name);
+  }
+
+  /** Everything server `index` printed, across its restarts. */
+  logs(index: number): string {
+    return this.members[index].output;
+  }
+
+  running(index: number): boolean {
+    const child = this.members[index].child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  /** SIGKILLs server `index` and waits until it is gone; its store stays. */
+  async kill(index: number): Promise<void> {
+    const child = this.members[index].child;
+    if (!child || !this.running(index)) return;
+    const gone = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGKILL');
+    await gone;
+  }
+
+  /** Starts server `index` again on its ports and store (killing it first if it runs). */
+  async restart(index: number): Promise<void> {
+    await this.kill(index);
+    await this.launch(index);
+  }
+
+  /** Kills every server and removes the stores. */
+  async cleanup(): Promise<void> {
+    await Promise.all(this.members.map((_, index) => this.kill(index)));
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  private async launch(index: number): Promise<void> {
+    const member = this.members[index];
+    const child = spawn(this.bin, ['-c', member.configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    member.child = child;
+    const from = member.output.length;
+    // Routed servers are ready for JetStream once they know the metadata leader.
+    const readyLines =
+      this.members.length > 1 ? ['Server is ready', 'metadata leader'] : ['Server is ready'];
+    const ready = new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        member.output += chunk.toString('utf8');
+        const since = member.output.slice(from);
+        if (readyLines.every((line) => since.includes(line))) resolve();
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('close', (code, signal) =>
+        reject(
+          new NatsStartError(
+            `nats-server ${member.name} exited (${code ?? signal}) while starting:\n${member.output.slice(-3000)}`,
+          ),
+        ),
+      );
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new NatsStartError(
+              `nats-server ${member.name} not ready within ${this.readyTimeoutMs} ms:\n${member.output.slice(-3000)}`,
+            ),
+          ),
+        this.readyTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([ready, timeout]);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** A server's configuration: client and route listeners on loopback, JetStream on its store. */
+function configOf(member: Member, members: readonly Member[]): string {
+  const lines = [
+    `server_name: ${member.name}`,
+    `listen: 127.0.0.1:${member.clientPort}`,
+    `jetstream {`,
+    `  store_dir: ${JSON.stringify(member.storeDir)}`,
+    `  max_memory_store: 256MB`,
+    `  max_file_store: 2GB`,
+    `}`,
+  ];
+  if (members.length > 1) {
+    const routes = members
+      .filter((other) => other !== member)
+      .map((other) => `    nats-route://127.0.0.1:${other.routePort}`);
+    lines.push(
+      `cluster {`,
+      `  name: once-test`,
+      `  listen: 127.0.0.1:${member.routePort}`,
+      `  routes: [`,
+      ...routes,
+      `  ]`,
+      `}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `count` distinct ports the kernel says are free now (bound, then released). */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
