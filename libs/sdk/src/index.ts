@@ -5,6 +5,7 @@ export {
   DEFAULT_OPTIONS,
 } from './once-client-options';
 export { type OnceClientEvent, type ResumeHow } from './once-client-event';
+export { type NodeAddress } from './node-address';
 export { type RecoveredRequest } from './recovered-request';
 export { PATTERN_CATALOGUE_QUERY, type PatternCatalogue } from './pattern-catalogue';
 export { type IdentityView } from './session-identity';

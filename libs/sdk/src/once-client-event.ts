@@ -21,9 +21,19 @@ export type OnceClientEvent =
       readonly clientId: ClientId;
       readonly epoch: number;
     }
+  /**
+   * A connection is bound to a session on this node (emitted on every bind,
+   * just before its `connected` or `resumed`): with `nodes`, which node the
+   * client is on now. See also `OnceClient.node`.
+   */
+  | { readonly type: 'node'; readonly host: string; readonly port: number }
   /** The connection is gone; `reason` says why. The session is not (it is resumed). */
   | { readonly type: 'disconnected'; readonly reason: string }
-  /** A reconnect attempt (1-based, consecutive) starts after `delayMs`. */
+  /**
+   * A reconnect round (1-based, consecutive) starts after `delayMs`: one
+   * attempt with a single node; with `nodes`, one attempt on each node in
+   * turn, the next node tried at once when one fails.
+   */
   | { readonly type: 'reconnecting'; readonly attempt: number; readonly delayMs: number }
   /**
    * The node ended the session (eviction reason name, or an SDK reason such as

@@ -2,6 +2,7 @@ import { type ConnectionOptions } from 'node:tls';
 import { type ClientId, DEFAULT_MAX_FRAME_BYTES, isClientId, ZERO_CLIENT_ID } from '@once/protocol';
 import { type BackoffSettings } from './backoff';
 import { InvalidOptionsError } from './errors/invalid-options.error';
+import { formatNodeAddress, isPort, type NodeAddress, sameNodeAddress } from './node-address';
 
 /** Reconnect backoff; see {@link Backoff} for the exact formula. */
 export interface ReconnectOptions {
@@ -21,12 +22,42 @@ export interface ReconnectOptions {
   maxAttempts?: number;
 }
 
-/** Options of {@link OnceClient.connect}. */
+/**
+ * Options of {@link OnceClient.connect}. The node is given either by `host`
+ * and `port` (one node) or by `nodes` (several nodes serving the same client
+ * table, for failover); giving both is an error.
+ */
 export interface OnceClientOptions {
-  /** The node's address. Default '127.0.0.1'. */
+  /** The node's address. Default '127.0.0.1'. Not with `nodes`. */
   host?: string;
-  /** The node's TCP port. Required. */
-  port: number;
+  /** The node's TCP port. Required unless `nodes` is given. */
+  port?: number;
+  /**
+   * Several nodes of one cluster, each `{ host, port }`, instead of
+   * `host`/`port`. Default: none (the single node of `host`/`port`).
+   *
+   * The first connect tries them in this order. When the connection drops,
+   * when a connect or a bind fails, or when a node answers NOT_READY (it
+   * replays, or is a follower without a leader), the client moves on to the
+   * next node at once, wrapping around; once every node was tried in a row
+   * without a bind (a round), it waits the `reconnect` backoff delay of that
+   * round's number. So a dead node costs one `connectTimeoutMs`, not a
+   * backoff step, and `reconnect.maxAttempts` counts rounds. On whichever node
+   * answers, the session is resumed (resume token, else REGISTER of the same
+   * client id) and every in-doubt command is resent under its original
+   * request number. `connect()` rejects with ConnectError only when no node
+   * of the first round could be reached or bound (NOT_READY ones are waited for).
+   */
+  nodes?: ReadonlyArray<NodeAddress>;
+  /**
+   * Learn nodes from the nodes themselves: at each connection the client
+   * sends a PING, and a `leader` field in its reply (`host:port`, the address
+   * the cluster's leader advertises) is added to the client's node list if
+   * it is new (at most 16 learnt addresses; a configured node is never
+   * removed). Absent, null or malformed `leader` fields are ignored.
+   * Default: true with `nodes`, false with `host`/`port` (no PING is sent).
+   */
+  learnNodes?: boolean;
   /** Credentials of the REGISTER (kept: every resume by REGISTER needs them again). */
   username: string;
   password: string;
@@ -63,7 +94,9 @@ export interface OnceClientOptions {
   reconnect?: ReconnectOptions;
   /**
    * Bound of one connection attempt, TCP connect and the session bind
-   * (REGISTER or resume) together, ms. Default 5000.
+   * (REGISTER or resume) together, ms. Default 5000. With `nodes`, what an
+   * unreachable node that does not refuse the connection costs before the
+   * next node is tried.
    */
   connectTimeoutMs?: number;
   /**
@@ -82,8 +115,9 @@ export interface OnceClientOptions {
 
 /** The options with every default filled in. */
 export interface ResolvedOptions {
-  readonly host: string;
-  readonly port: number;
+  /** `nodes`, or the one node of `host`/`port`. */
+  readonly nodes: readonly NodeAddress[];
+  readonly learnNodes: boolean;
   readonly username: string;
   readonly password: string;
   readonly clientId: ClientId | undefined;
@@ -118,10 +152,9 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionsError('options must be an object');
   }
-  const host = options.host ?? DEFAULT_OPTIONS.host;
-  if (typeof host !== 'string' || host.length === 0) fail('host', host, 'a non-empty string');
-  const port = options.port;
-  if (!isInteger(port, 1, 65_535)) fail('port', port, 'an integer in 1..65535');
+  const nodes = resolveNodes(options);
+  const learnNodes = options.learnNodes ?? options.nodes !== undefined;
+  if (typeof learnNodes !== 'boolean') fail('learnNodes', learnNodes, 'a boolean');
   if (typeof options.username !== 'string') fail('username', options.username, 'a string');
   if (typeof options.password !== 'string') fail('password', options.password, 'a string');
   const clientId = options.clientId;
@@ -174,8 +207,8 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
     fail('reconnect.maxAttempts', attempts, 'an integer ≥ 1 or Infinity');
   }
   return {
-    host,
-    port,
+    nodes,
+    learnNodes,
     username: options.username,
     password: options.password,
     clientId,
@@ -188,6 +221,43 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
     maxFrameBytes,
     tls: options.tls === true ? {} : options.tls || undefined,
   };
+}
+
+/** The node list: `nodes` (validated, copied), or the one node of `host`/`port`. */
+function resolveNodes(options: OnceClientOptions): NodeAddress[] {
+  const given = options.nodes;
+  if (given === undefined) {
+    const host = options.host ?? DEFAULT_OPTIONS.host;
+    if (typeof host !== 'string' || host.length === 0) fail('host', host, 'a non-empty string');
+    const port = options.port;
+    if (!isPort(port)) fail('port', port, 'an integer in 1..65535');
+    return [{ host, port }];
+  }
+  if (options.host !== undefined || options.port !== undefined) {
+    throw new InvalidOptionsError(
+      'options host/port and nodes exclude each other: give host and port for one node, or nodes for several',
+    );
+  }
+  if (!Array.isArray(given) || given.length === 0) {
+    fail('nodes', given, 'a non-empty array of { host, port }');
+  }
+  const nodes: NodeAddress[] = [];
+  (given as readonly unknown[]).forEach((node, index) => {
+    const { host, port } = (typeof node === 'object' && node !== null ? node : {}) as {
+      host?: unknown;
+      port?: unknown;
+    };
+    if (typeof host !== 'string' || host.length === 0) {
+      fail(`nodes[${index}].host`, host, 'a non-empty string');
+    }
+    if (!isPort(port)) fail(`nodes[${index}].port`, port, 'an integer in 1..65535');
+    const address = { host, port };
+    if (nodes.some((known) => sameNodeAddress(known, address))) {
+      fail(`nodes[${index}]`, formatNodeAddress(address), 'a node not listed before');
+    }
+    nodes.push(address);
+  });
+  return nodes;
 }
 
 function isInteger(value: unknown, min: number, max: number): value is number {

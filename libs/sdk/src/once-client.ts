@@ -11,6 +11,7 @@ import { OutcomeUnknownError } from './errors/outcome-unknown.error';
 import { readIdentityFile } from './identity-file';
 import { IdentityPersister } from './identity-persister';
 import { type IdentityRecord } from './identity-record';
+import { type NodeAddress } from './node-address';
 import { type OnceClientEvent } from './once-client-event';
 import {
   PATTERN_CATALOGUE_QUERY,
@@ -59,7 +60,8 @@ export interface CloseOptions {
  * Every command gets the next request number when it is first sent, and keeps
  * it until the node answers: after a disconnect it is resent under that number
  * with the same body, so the node applies it once and answers a retry from its
- * reply cache. If the session itself is lost (evicted, expired, ...), commands
+ * reply cache. With `nodes` (several nodes of one cluster), the resend may go
+ * to another node: the number and body stay the same whatever node answers. If the session itself is lost (evicted, expired, ...), commands
  * in doubt fail with {@link OutcomeUnknownError} instead of being retried.
  */
 export class OnceClient {
@@ -92,10 +94,12 @@ export class OnceClient {
    * identity file that exists, the session it records (resume token, else
    * REGISTER with the same client id), resending its in-doubt commands.
    *
-   * Rejects with ConnectError when the node cannot be reached (no retry: the
+   * Rejects with ConnectError when the node cannot be reached (with `nodes`:
+   * when none of them could, each tried once in order; no further retry: the
    * caller chooses), UnauthenticatedError, ClientOwnedByOtherUserError,
    * IdentityFileCorruptError or InvalidOptionsError. NOT_READY (a node still
-   * replaying) is waited out with the reconnect backoff.
+   * replaying) is waited out with the reconnect backoff, trying the other
+   * nodes meanwhile.
    */
   static async connect(options: OnceClientOptions): Promise<OnceClient> {
     const resolved = resolveOptions(options);
@@ -144,6 +148,23 @@ export class OnceClient {
   /** The identity as it stands now (it changes with every command and resume). */
   get identity(): IdentityView {
     return this.driver.identity.view();
+  }
+
+  /**
+   * The node the session is bound on now, `undefined` while no connection is
+   * bound (reconnecting, stopped). `events$` reports each change (`node`).
+   */
+  get node(): NodeAddress | undefined {
+    const node = this.driver.node;
+    return node && { host: node.host, port: node.port };
+  }
+
+  /**
+   * Every node the client may connect to: `nodes` (or the one of
+   * `host`/`port`), then the addresses learnt from the nodes (`learnNodes`).
+   */
+  get nodes(): readonly NodeAddress[] {
+    return this.driver.nodes.map(({ host, port }) => ({ host, port }));
   }
 
   /**

@@ -56,6 +56,18 @@ export function queryFrame(identity: SessionIdentity, body: Buffer): Buffer {
   );
 }
 
+/**
+ * PING: no session; it carries the client id (any is accepted) so that its
+ * answer is told apart from other clients' in a capture.
+ */
+export function pingFrame(identity: SessionIdentity): Buffer {
+  return encodeFrame({
+    command: Command.Request,
+    operation: Operation.Ping,
+    client: identity.clientId,
+  });
+}
+
 /** The body of a COMMAND or QUERY: `{"pattern","data"}`, serialised once. */
 export function callBody(pattern: string, data: unknown): Buffer {
   return Buffer.from(JSON.stringify({ pattern, data: data === undefined ? null : data }), 'utf8');

@@ -17,17 +17,21 @@ import { ConnectError } from './errors/connect.error';
 import { evictionError, replyMessage, rpcErrorOf, statusError } from './errors/error-mapping';
 import { IdentityFileWriteError } from './errors/identity-file-write.error';
 import { InvalidReplyError } from './errors/invalid-reply.error';
+import { NotReadyError } from './errors/not-ready.error';
 import { OnceError } from './errors/once.error';
 import { OutcomeUnknownError } from './errors/outcome-unknown.error';
 import { RequestTimeoutError } from './errors/request-timeout.error';
 import { sdkAssert } from './errors/sdk-assert';
 import { SessionEvictedError } from './errors/session-evicted.error';
 import { type IdentityPersister } from './identity-persister';
+import { type NodeAddress, formatNodeAddress } from './node-address';
 import { type LinkHandler, NodeLink } from './node-link';
+import { NodeRotation } from './node-rotation';
 import { type OnceClientEvent } from './once-client-event';
 import { type ResolvedOptions } from './once-client-options';
 import { CommandEntry, type QueryEntry } from './pending-request';
-import { queryFrame, registerFrame, replicatedFrame } from './request-frames';
+import { leaderOf } from './ping-reply';
+import { pingFrame, queryFrame, registerFrame, replicatedFrame } from './request-frames';
 import { type RequestPipeline } from './request-pipeline';
 import { type Registration, type SessionIdentity } from './session-identity';
 
@@ -58,8 +62,8 @@ type LinkState =
  * The session state machine of a client: connects, binds (implicit rebind with
  * the resume token first, REGISTER when that is refused or impossible),
  * numbers and sends commands, routes answers to their requests, reconnects
- * with backoff, and turns a lost session into "outcome unknown" for exactly
- * the commands in doubt.
+ * (to the next node, with backoff per round: {@link NodeRotation}), and turns
+ * a lost session into "outcome unknown" for exactly the commands in doubt.
  *
  * Invariants:
  * - a command is written to a link only once its number is durable (identity
@@ -69,7 +73,10 @@ type LinkState =
  *   numbered in;
  * - after a lost session no command sent under it is sent again: in-doubt ones
  *   fail with OutcomeUnknownError, never-sent ones move to a fresh client id;
- * - frames of any link but the current one are ignored.
+ * - frames of any link but the current one are ignored;
+ * - which node a link goes to never changes a request's number or body: the
+ *   session lives in the client table every node serves, so a command in
+ *   doubt on one node is settled by resending it to another.
  */
 export class SessionDriver implements LinkHandler {
   readonly events = new Subject<OnceClientEvent>();
@@ -85,9 +92,10 @@ export class SessionDriver implements LinkHandler {
   registerInDoubt: boolean;
 
   private state: LinkState = { kind: 'down' };
-  private readonly backoff: Backoff;
-  /** Consecutive failed connection attempts; reset by a successful bind. */
-  private attempt = 0;
+  /** Which node the next attempt goes to, and after what delay. */
+  private readonly rotation: NodeRotation;
+  /** Why each attempt of the current round failed, for the error of a first connect that failed. */
+  private roundFailures: string[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private pumpScheduled = false;
@@ -105,7 +113,17 @@ export class SessionDriver implements LinkHandler {
     random: () => number = Math.random,
   ) {
     this.registerInDoubt = registering;
-    this.backoff = new Backoff(options.reconnect, random);
+    this.rotation = new NodeRotation(options.nodes, new Backoff(options.reconnect, random));
+  }
+
+  /** The node the session is bound on; undefined while no connection is bound. */
+  get node(): NodeAddress | undefined {
+    return this.state.kind === 'bound' ? this.rotation.current : undefined;
+  }
+
+  /** Every node known: the configured ones, then those learnt from PING replies. */
+  get nodes(): readonly NodeAddress[] {
+    return this.rotation.nodes;
   }
 
   get stopped(): boolean {
@@ -233,7 +251,8 @@ export class SessionDriver implements LinkHandler {
   private openLink(): void {
     if (this.stopped) return;
     this.state = { kind: 'connecting' };
-    const { host, port, connectTimeoutMs, tls } = this.options;
+    const { host, port } = this.rotation.current;
+    const { connectTimeoutMs, tls } = this.options;
     NodeLink.open(host, port, connectTimeoutMs, this, tls).then(
       (link) => {
         if (this.state.kind !== 'connecting') {
@@ -245,12 +264,8 @@ export class SessionDriver implements LinkHandler {
       (error: unknown) => {
         if (this.state.kind !== 'connecting') return;
         this.state = { kind: 'down' };
-        const reason = `cannot connect to ${host}:${port}: ${describe(error)}`;
-        if (this.starting) {
-          this.fail(new ConnectError(reason, { cause: error }));
-          return;
-        }
-        this.scheduleReconnect(error);
+        const reason = `cannot connect to ${formatNodeAddress({ host, port })}: ${describe(error)}`;
+        this.nodeFailed(new ConnectError(reason, { cause: error }), false);
       },
     );
   }
@@ -258,9 +273,12 @@ export class SessionDriver implements LinkHandler {
   /**
    * Binds the new link: with the resume token when there is a session, no
    * REGISTER in doubt, and a command to carry it (the oldest unanswered one);
-   * by REGISTER otherwise (a connection must be bound for queries too).
+   * by REGISTER otherwise (a connection must be bound for queries too). With
+   * `learnNodes`, a PING goes first: its reply may name the cluster's leader,
+   * worth knowing even when this node then answers NOT_READY.
    */
   private beginBind(link: NodeLink): void {
+    if (this.options.learnNodes) link.write(pingFrame(this.identity));
     this.handshakeTimer = setTimeout(() => {
       this.handshakeTimer = undefined;
       if (this.currentLink() !== link || this.state.kind !== 'binding') return;
@@ -300,7 +318,10 @@ export class SessionDriver implements LinkHandler {
   private bound(link: NodeLink, event: OnceClientEvent): void {
     this.clearHandshakeTimer();
     this.state = { kind: 'bound', link };
-    this.attempt = 0;
+    this.rotation.succeeded();
+    this.roundFailures = [];
+    const { host, port } = this.rotation.current;
+    this.events.next({ type: 'node', host, port });
     this.events.next(event);
     const starting = this.starting;
     this.starting = undefined;
@@ -417,6 +438,9 @@ export class SessionDriver implements LinkHandler {
       case Operation.Query:
         this.onQueryReply(link, frame);
         return;
+      case Operation.Ping:
+        this.onPingReply(frame);
+        return;
       default:
         if (
           header.status === (Status.BadFrame as number) ||
@@ -453,7 +477,7 @@ export class SessionDriver implements LinkHandler {
       this.registerInDoubt = false; // refused before anything was journaled
       const error = statusError(header.status, replyMessage(frame.body, 'REGISTER refused'));
       if (header.status === (Status.NotReady as number)) {
-        this.retryLater(link, 'the node is not ready (NOT_READY)');
+        this.retryLater(link);
       } else if (
         header.status === (Status.ClientOwnedByOtherUser as number) &&
         (this.identity.hasSession || this.pipeline.inFlightCount > 0)
@@ -501,7 +525,7 @@ export class SessionDriver implements LinkHandler {
         return;
       }
       if (header.status === (Status.NotReady as number)) {
-        this.retryLater(link, 'the node is not ready (NOT_READY)');
+        this.retryLater(link);
         return;
       }
       // Any other answer: the resume guard bound the connection before the request was looked at.
@@ -513,7 +537,7 @@ export class SessionDriver implements LinkHandler {
       return;
     }
     if (header.status === (Status.NotReady as number)) {
-      if (this.state.kind === 'bound') this.retryLater(link, 'the node is not ready (NOT_READY)');
+      if (this.state.kind === 'bound') this.retryLater(link);
       return;
     }
     const entry = this.pipeline.get(header.request);
@@ -565,7 +589,7 @@ export class SessionDriver implements LinkHandler {
     }
     if (header.status === (Status.NotReady as number)) {
       this.pipeline.requeueQuery(query);
-      this.retryLater(link, 'the node is not ready (NOT_READY)');
+      this.retryLater(link);
       return;
     }
     if (header.status === (Status.Ok as number)) {
@@ -585,6 +609,13 @@ export class SessionDriver implements LinkHandler {
       query.reject(statusError(header.status, replyMessage(frame.body, 'query refused')));
     }
     this.checkDrained();
+  }
+
+  /** A PING reply (sent when learning nodes): its `leader`, if any, joins the node list. */
+  private onPingReply(frame: Frame): void {
+    if (frame.header.status !== (Status.Ok as number)) return;
+    const leader = leaderOf(frame.body);
+    if (leader) this.rotation.learn(leader);
   }
 
   private onEviction(link: NodeLink, frame: Frame): void {
@@ -643,19 +674,20 @@ export class SessionDriver implements LinkHandler {
     void this.register(link);
   }
 
-  /** NOT_READY: the node replays or stops. Drop the link and come back after a backoff delay. */
-  private retryLater(link: NodeLink, reason: string): void {
+  /**
+   * NOT_READY: the node replays, stops, or (in a cluster) has no leader. Not a
+   * failure of any request: drop the link and send the same frames to the next
+   * node (this one again after a backoff delay, when it is the only one).
+   */
+  private retryLater(link: NodeLink): void {
+    const reason = `${formatNodeAddress(this.rotation.current)} is not ready (NOT_READY)`;
     this.dropLink(link, reason);
-    this.scheduleReconnect(undefined);
+    this.nodeFailed(new NotReadyError(reason), true);
   }
 
   private linkLost(link: NodeLink, reason: string, error: OnceError): void {
     this.dropLink(link, reason);
-    if (this.starting) {
-      this.fail(error);
-      return;
-    }
-    this.scheduleReconnect(error);
+    this.nodeFailed(error, false);
   }
 
   private dropLink(link: NodeLink, reason: string): void {
@@ -671,22 +703,42 @@ export class SessionDriver implements LinkHandler {
     this.linkLost(link, `the node sent ${what}`, new InvalidReplyError(`the node sent ${what}`));
   }
 
-  private scheduleReconnect(cause: unknown): void {
+  /**
+   * The attempt on the current node failed, or its bound link dropped: go on
+   * to the next node, at once inside a round, after the backoff delay when a
+   * new round starts. The first connect gives up when its round ends with no
+   * node bound and none answering NOT_READY; later, `reconnect.maxAttempts`
+   * bounds the rounds.
+   */
+  private nodeFailed(error: OnceError, notReady: boolean): void {
     if (this.stopped) return;
-    this.attempt += 1;
-    const { maxAttempts } = this.options.reconnect;
-    if (this.attempt > maxAttempts) {
-      this.fail(
-        new ConnectError(`no session bound after ${maxAttempts} reconnect attempts`, { cause }),
-      );
-      return;
+    const where = formatNodeAddress(this.rotation.current);
+    this.roundFailures.push(
+      error.message.includes(where) ? error.message : `${where}: ${error.message}`,
+    );
+    const next = this.rotation.failed(notReady);
+    if (next.newRound) {
+      const failures = this.roundFailures;
+      this.roundFailures = [];
+      if (this.starting && !next.notReadyInLastRound) {
+        this.fail(failures.length > 1 ? noNodeBound(failures, error) : error);
+        return;
+      }
+      const { maxAttempts } = this.options.reconnect;
+      if (next.round > maxAttempts) {
+        this.fail(
+          new ConnectError(`no session bound after ${maxAttempts} reconnect attempts`, {
+            cause: error,
+          }),
+        );
+        return;
+      }
+      this.events.next({ type: 'reconnecting', attempt: next.round, delayMs: next.delayMs });
     }
-    const delayMs = this.backoff.delay(this.attempt);
-    this.events.next({ type: 'reconnecting', attempt: this.attempt, delayMs });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.openLink();
-    }, delayMs);
+    }, next.delayMs);
   }
 
   /**
@@ -773,6 +825,14 @@ function parseRegistration(frame: Frame): Registration | undefined {
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** The error of a first connect whose round over several nodes bound nothing. */
+function noNodeBound(failures: readonly string[], last: OnceError): ConnectError {
+  return new ConnectError(
+    `no session bound on any of ${failures.length} nodes: ${failures.join('; ')}`,
+    { cause: last },
+  );
 }
 
 function describe(error: unknown): string {
