@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { errorBody, okBody } from '@once/protocol';
 import { CommandRefusedError, type OnceClient } from '@once/sdk';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
@@ -145,7 +146,35 @@ describe('OnceClientProxy against a scripted node', () => {
     ]);
     expect(proxy.unwrap<OnceClient>().stopped).toBe(false);
   });
+
+  it('when given nodes whose first one listens nowhere, then it passes them to the SDK, which connects to the second', async () => {
+    const dead = await freePort();
+    node = await ScriptedNode.start(scriptWith());
+    proxy = new OnceClientProxy({
+      nodes: [
+        { host: '127.0.0.1', port: dead },
+        { host: '127.0.0.1', port: node.port },
+      ],
+      username: 'u',
+      password: 'p',
+    });
+    await expect(firstValueFrom(proxy.send('orders.place', {}))).resolves.toEqual({
+      pattern: 'orders.place',
+    });
+    const client = proxy.unwrap<OnceClient>();
+    expect(client.node).toEqual({ host: '127.0.0.1', port: node.port });
+    expect(client.nodes).toHaveLength(2);
+  });
 });
+
+/** A port nothing listens on (it was free a moment ago). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 describe('OnceClientProxy options and events', () => {
   it.each(['serializer', 'deserializer'])(

@@ -47,6 +47,10 @@ interface LiveClient {
  * this.ledger.send('ledger.deposit', { account, amount }) // exactly once, across reconnects and node crashes
  * ```
  *
+ * Options are the SDK's (`OnceClientOptions`), passed through as they are:
+ * `nodes: [{ host, port }, …]` in place of `host`/`port` lets the client fail
+ * over between the nodes of a cluster.
+ *
  * - Patterns are normalised as NestJS does (`{ cmd: 'sum' }` is sent as
  *   `{"cmd":"sum"}`). A pattern the node's catalogue lists as a @Query is
  *   sent as a QUERY; every other one as a COMMAND, applied exactly once.
@@ -213,6 +217,7 @@ export class OnceClientProxy extends ClientProxy<OnceClientProxyEvents> {
       case 'session-lost':
         this.linkDown(live);
         return;
+      case 'node':
       case 'reconnecting':
         return;
     }

@@ -85,6 +85,8 @@ export class ScriptedNode {
           this.script(operation, request.pattern, request.data),
         );
       }
+      case Operation.Ping:
+        return encodeReplyTo(frame, reply, JSON.stringify({ version: 1, commit: 0, ready: true }));
       default:
         throw new Error(`the scripted node does not answer operation ${request.operation}`);
     }
