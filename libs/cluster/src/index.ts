@@ -1,1 +1,2 @@
 export { type ClusterNames, clusterNames } from './cluster-names';
+export * from './lease';
