@@ -340,7 +340,14 @@ describe(`given a node with max_frame ${MAX_FRAME} and a well-behaved client con
     const pongs = await nextFrames(connection, pings.length);
     for (const pong of pongs) {
       expect(pong.header).toMatchObject({ command: Command.Reply, operation: Operation.Ping });
-      expect(bodyJson(pong)).toEqual({ version: 1, commit: replies[23].header.op, ready: true });
+      expect(bodyJson(pong)).toEqual({
+        version: 1,
+        commit: replies[23].header.op,
+        ready: true,
+        node: null,
+        role: 'none',
+        leader: null,
+      });
     }
     await connection.expectSilence(100);
     await expectWitnessServed();

@@ -131,7 +131,14 @@ describe(`given a node with pendingEntriesMax ${PENDING_LIMIT}, ${SESSIONS} boun
 
     const ping = await witness.connection.ping();
     expect(ping.header).toMatchObject({ command: Command.Reply, status: Status.Ok });
-    expect(bodyJson(ping)).toEqual({ version: 1, commit: held.before, ready: true });
+    expect(bodyJson(ping)).toEqual({
+      version: 1,
+      commit: held.before,
+      ready: true,
+      node: null,
+      role: 'none',
+      leader: null,
+    });
 
     // Nothing was sent to any session: no reply, no busy, no error.
     expect(sessions.map((session) => session.connection.socket.bytesRead)).toEqual(

@@ -162,7 +162,7 @@ describe('given a ready node serving the reference service with its admin user',
       expect(await pingCommit(connection)).toBe(commit);
     });
 
-    it('when an unbound connection PINGs, then OK with body {"version":1,"commit":n,"ready":true} where n is the node’s highest committed op', async () => {
+    it('when an unbound connection PINGs, then OK with body {"version":1,"commit":n,"ready":true} where n is the node’s highest committed op, then the cluster keys of a single node', async () => {
       const sessionConnection = await connections.connect();
       const session = await TestSession.open(sessionConnection);
       const committed = await session.command('ledger.open', { account: accountName() });
@@ -179,7 +179,18 @@ describe('given a ready node serving the reference service with its admin user',
         commit,
         watermark: 0,
       });
-      expect(bodyJson(reply)).toEqual({ version: 1, commit, ready: true });
+      expect(bodyJson(reply)).toEqual({
+        version: 1,
+        commit,
+        ready: true,
+        node: null,
+        role: 'none',
+        leader: null,
+      });
+      // PROTOCOL.md's keys keep their bytes and their place: an old reader's prefix still matches.
+      expect(reply.body.toString('utf8')).toBe(
+        `{"version":1,"commit":${commit},"ready":true,"node":null,"role":"none","leader":null}`,
+      );
     });
   });
 
@@ -819,6 +830,9 @@ describe('given a node whose boot write cannot complete yet (in process)', () =>
       version: 1,
       commit: notReadyPing.header.commit,
       ready: false,
+      node: null,
+      role: 'none',
+      leader: null,
     });
 
     const register = requestBytes(
@@ -841,6 +855,9 @@ describe('given a node whose boot write cannot complete yet (in process)', () =>
       version: 1,
       commit: readyPing.header.commit,
       ready: true,
+      node: null,
+      role: 'none',
+      leader: null,
     });
     const accepted = await sendAndNext(connection, register);
     expectAnswerTo(accepted, register, {

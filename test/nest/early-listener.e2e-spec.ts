@@ -39,7 +39,14 @@ describe('given a hybrid app whose once listener opened before module init (star
   describe('when a client sends requests before the app initialised', () => {
     it('then PING says not ready', async () => {
       const ping = await raw.ping();
-      expect(bodyJson(ping)).toEqual({ version: 1, commit: 0, ready: false });
+      expect(bodyJson(ping)).toEqual({
+        version: 1,
+        commit: 0,
+        ready: false,
+        node: null,
+        role: 'none',
+        leader: null,
+      });
     });
 
     it.each([

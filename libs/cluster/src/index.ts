@@ -1,1 +1,3 @@
 export { type ClusterNames, clusterNames } from './cluster-names';
+export * from './lease';
+export * from './heartbeat';

@@ -39,6 +39,8 @@ export {
   registerReply,
   replicatedReply,
   pingReply,
+  type PingClusterView,
+  SINGLE_NODE_PING,
   requestGapMessage,
   unaskedEviction,
 } from './reply-frames';

@@ -7,12 +7,16 @@ import {
   checksum,
   clientIdFromBigInt,
   decodeHeader,
+  encodeFrame,
+  FrameDecoder,
+  type Frame,
 } from '@once/protocol';
 import {
   CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
   EPOCH_AHEAD_MESSAGE,
   evictionAtApply,
   ownedByOtherUserReply,
+  pingReply,
   refusalAtApply,
   registerReply,
   replicatedReply,
@@ -124,5 +128,56 @@ describe('reply frames', () => {
       error: { code: 'REQUEST_GAP', message: requestGapMessage(8) },
     });
     expect(requestGapMessage(8)).toBe('the next request number is 8');
+  });
+
+  describe('PING', () => {
+    const ping = (): Frame => {
+      const decoder = new FrameDecoder();
+      decoder.push(
+        encodeFrame({ command: Command.Request, operation: Operation.Ping, client: CLIENT }),
+      );
+      const result = decoder.next();
+      if (result?.kind !== 'frame') throw new Error('the PING did not decode');
+      return result.frame;
+    };
+
+    it('keeps the body PROTOCOL.md gives, byte for byte, and adds the cluster keys after it', () => {
+      const frame = pingReply(ping(), 12, true);
+      const body = frame.subarray(128).toString('utf8');
+      expect(body.startsWith('{"version":1,"commit":12,"ready":true,')).toBe(true);
+      expect(body).toBe(
+        '{"version":1,"commit":12,"ready":true,"node":null,"role":"none","leader":null}',
+      );
+      expect(decodeHeader(frame)).toMatchObject({
+        command: Command.Reply,
+        operation: Operation.Ping,
+        status: Status.Ok,
+        commit: 12,
+      });
+    });
+
+    it('tells a cluster node its id, its role and the leader’s address', () => {
+      const follower = pingReply(ping(), 3, false, {
+        node: 'n2',
+        role: 'follower',
+        leader: 'node1.example.com:7700',
+      });
+      expect(Object.keys(bodyOf(follower) as object)).toEqual([
+        'version',
+        'commit',
+        'ready',
+        'node',
+        'role',
+        'leader',
+      ]);
+      expect(bodyOf(follower)).toEqual({
+        version: 1,
+        commit: 3,
+        ready: false,
+        node: 'n2',
+        role: 'follower',
+        leader: 'node1.example.com:7700',
+      });
+    });
   });
 });

@@ -234,9 +234,48 @@ export function unaskedEviction(
   });
 }
 
-/** The PING reply: version, commit op, and whether the node serves. */
-export function pingReply(request: Frame, commit: number, ready: boolean): Buffer {
-  const body = JSON.stringify({ version: 1, commit, ready });
+/** What this node is in its cluster, as PING reports it. */
+export interface PingClusterView {
+  /** This node's id (`ONCE_NODE_ID`); null for a single node. */
+  readonly node: string | null;
+  /**
+   * `leader`: this node holds the cluster's lease and appends to the journal;
+   * `follower`: another node does; `none`: no holder is known (a single
+   * node, or a cluster between leaders).
+   */
+  readonly role: 'leader' | 'follower' | 'none';
+  /** The leader's advertised `host:port` (this node's own when it leads); null when unknown. */
+  readonly leader: string | null;
+}
+
+/** A node outside any cluster: no id, no role, no leader. */
+export const SINGLE_NODE_PING: PingClusterView = Object.freeze({
+  node: null,
+  role: 'none',
+  leader: null,
+});
+
+/**
+ * The PING reply: version, commit op, and whether the node serves, then
+ * what the node is in its cluster (`node`, `role`, `leader`). The three keys
+ * of PROTOCOL.md come first, in its order and with the same bytes as before
+ * the cluster keys were added, so a reader of the old body finds what it
+ * knew where it knew it and can ignore the rest.
+ */
+export function pingReply(
+  request: Frame,
+  commit: number,
+  ready: boolean,
+  cluster: PingClusterView = SINGLE_NODE_PING,
+): Buffer {
+  const body = JSON.stringify({
+    version: 1,
+    commit,
+    ready,
+    node: cluster.node,
+    role: cluster.role,
+    leader: cluster.leader,
+  });
   return encodeReplyTo(request, { command: Command.Reply, status: Status.Ok, commit }, body);
 }
 

@@ -68,6 +68,49 @@ export function parseSetting(spec: SettingSpec, text: string): number | string {
       return text;
     case 'switch':
       return refuse('given without a value');
+    case 'name':
+      return NAME.test(value) ? value : refuse('1 to 64 letters, digits, "-" or "_"');
+    case 'address':
+      return isAddress(value) ? value : refuse('host:port, such as node1.example.com:7700');
+    case 'nats-urls': {
+      const urls = value.split(',').map((url) => url.trim());
+      const bad = urls.find((url) => !isNatsUrl(url));
+      return bad === undefined
+        ? urls.join(',')
+        : refuse(
+            `comma-separated nats://host[:port] URLs, such as nats://n1:4222,nats://n2:4222 ` +
+              `(${JSON.stringify(bad)} is not one)`,
+          );
+    }
+  }
+}
+
+/**
+ * A `name` setting: letters, digits, `-` and `_`, which NATS takes in stream
+ * and bucket names, subject tokens and KV keys alike (the same rule as
+ * `clusterNames` of `@once/cluster`).
+ */
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A host name or IPv4 address, or a bracketed IPv6 address, then a port from 1 to 65535. */
+const ADDRESS = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
+
+function isAddress(text: string): boolean {
+  const match = ADDRESS.exec(text);
+  return match !== null && inRange(Number(match[1]), 1, 65_535);
+}
+
+/**
+ * `nats://host[:port]`, with optional credentials (`nats://user:password@host`)
+ * as NATS clients take them, and nothing after the authority.
+ */
+function isNatsUrl(text: string): boolean {
+  if (!/^nats:\/\/[^/?#\s]+\/?$/i.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'nats:' && url.hostname !== '';
+  } catch {
+    return false;
   }
 }
 

@@ -90,6 +90,12 @@ function takes(spec: SettingSpec): string {
     case 'text':
     case 'secret':
       return 'text';
+    case 'name':
+      return 'letters, digits, `-`, `_` (1 to 64)';
+    case 'address':
+      return '`host:port`';
+    case 'nats-urls':
+      return 'comma-separated `nats://host:port`';
   }
 }
 

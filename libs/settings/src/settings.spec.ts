@@ -57,6 +57,8 @@ describe('the settings table', () => {
     expect(settingDefault('snapshotEveryOps')).toBe(100_000);
     expect(settingDefault('frameBytesMax')).toBe(1024 * 1024);
     expect(settingDefault('logFormat')).toBe('text');
+    expect(settingDefault('clusterName')).toBe('once');
+    expect(settingDefault('clusterReplicas')).toBe(3);
   });
 });
 
@@ -80,6 +82,46 @@ describe('parseSetting', () => {
     ['sessionTtlMs', '5 weeks', /^session-ttl-ms must be a duration of at least 0 ms/],
     ['logFormat', 'xml', /^log-format must be one of text, json/],
   ] as const)('refuses %s %j, naming the setting', (name, text, message) => {
+    expect(() => parseSetting(setting(name), text)).toThrow(InvalidSettingError);
+    expect(() => parseSetting(setting(name), text)).toThrow(message);
+  });
+
+  it.each([
+    ['natsServers', 'nats://n1:4222', 'nats://n1:4222'],
+    [
+      'natsServers',
+      ' nats://n1:4222, nats://10.0.0.2 ,nats://[::1]:4222',
+      'nats://n1:4222,nats://10.0.0.2,nats://[::1]:4222',
+    ],
+    ['natsServers', 'nats://user:pw@n1:4222', 'nats://user:pw@n1:4222'],
+    ['clusterName', 'orders-eu_1', 'orders-eu_1'],
+    ['nodeId', 'n1', 'n1'],
+    ['advertise', 'node1.example.com:7700', 'node1.example.com:7700'],
+    ['advertise', '10.0.0.1:1', '10.0.0.1:1'],
+    ['advertise', '[fd00::1]:7700', '[fd00::1]:7700'],
+    ['clusterReplicas', '5', 5],
+  ] as const)('cluster mode: %s %j → %j', (name, text, value) => {
+    expect(parseSetting(setting(name), text)).toBe(value);
+  });
+
+  it.each([
+    ['natsServers', '', /^nats-servers must be comma-separated nats:\/\/host\[:port\] URLs/],
+    ['natsServers', 'n1:4222', /\("n1:4222" is not one\)/],
+    ['natsServers', 'nats://n1:4222,http://n2:80', /\("http:\/\/n2:80" is not one\)/],
+    ['natsServers', 'nats://n1:4222,', /\(""/],
+    ['natsServers', 'nats://n1:99999', /nats-servers must be/],
+    ['natsServers', 'nats://n1:4222/path', /nats-servers must be/],
+    ['clusterName', 'a.b', /^cluster-name must be 1 to 64 letters, digits, "-" or "_"/],
+    ['clusterName', 'x'.repeat(65), /^cluster-name must be 1 to 64/],
+    ['nodeId', 'node 1', /^node-id must be 1 to 64 letters, digits, "-" or "_", got "node 1"$/],
+    ['nodeId', 'n.1', /^node-id must be/],
+    ['advertise', 'node1', /^advertise must be host:port/],
+    ['advertise', 'node1:0', /^advertise must be host:port/],
+    ['advertise', 'node1:65536', /^advertise must be host:port/],
+    ['advertise', 'fd00::1:7700', /^advertise must be host:port/],
+    ['clusterReplicas', '0', /^cluster-replicas must be an integer from 1 to 5/],
+    ['clusterReplicas', '6', /^cluster-replicas must be an integer from 1 to 5/],
+  ] as const)('cluster mode: refuses %s %j, naming the setting', (name, text, message) => {
     expect(() => parseSetting(setting(name), text)).toThrow(InvalidSettingError);
     expect(() => parseSetting(setting(name), text)).toThrow(message);
   });

@@ -7,7 +7,9 @@ export type SettingLayer =
   /** `OnceModuleOptions` (`@once/framework`) and the engine under it. */
   | 'engine'
   /** Only the reference service (`apps/server`): its flags and variables. */
-  | 'server';
+  | 'server'
+  /** Cluster mode (`@once/cluster`): the NATS servers, this node's names, replication. */
+  | 'cluster';
 
 /**
  * How a value is written on the command line or in the environment:
@@ -16,10 +18,23 @@ export type SettingLayer =
  * - `duration`: milliseconds, or digits with `ms`, `s`, `m`, `h` or `d`;
  * - `text`, `secret`: any string (a secret is never shown as a default);
  * - `choice`: one of `choices`;
- * - `switch`: a flag without a value (no variable).
+ * - `switch`: a flag without a value (no variable);
+ * - `name`: 1 to 64 letters, digits, `-` or `_` (valid in NATS stream, bucket,
+ *   subject and key tokens alike);
+ * - `address`: `host:port`, the host a name, an IPv4 address or a bracketed IPv6 one;
+ * - `nats-urls`: comma-separated `nats://host[:port]` URLs.
  */
 export type SettingKind =
-  'integer' | 'bytes' | 'duration' | 'text' | 'secret' | 'choice' | 'switch';
+  | 'integer'
+  | 'bytes'
+  | 'duration'
+  | 'text'
+  | 'secret'
+  | 'choice'
+  | 'switch'
+  | 'name'
+  | 'address'
+  | 'nats-urls';
 
 /** The previous names of a renamed setting, still accepted (deprecated). */
 export interface SettingAliases {
@@ -357,6 +372,60 @@ export const SETTINGS = [
     choices: ['error', 'warn', 'log', 'debug', 'verbose'],
     description: 'least severe level logged',
     layer: 'server',
+  },
+  {
+    name: 'natsServers',
+    env: 'ONCE_NATS_SERVERS',
+    flag: '--nats-servers',
+    argument: '<urls>',
+    kind: 'nats-urls',
+    defaultText: 'off',
+    description:
+      'NATS servers of the cluster (comma-separated nats:// URLs); set, the node runs in cluster mode',
+    layer: 'cluster',
+  },
+  {
+    name: 'clusterName',
+    env: 'ONCE_CLUSTER_NAME',
+    flag: '--cluster-name',
+    argument: '<name>',
+    kind: 'name',
+    default: 'once',
+    description:
+      "names the cluster's journal stream and KV bucket, so clusters can share NATS servers",
+    layer: 'cluster',
+  },
+  {
+    name: 'nodeId',
+    env: 'ONCE_NODE_ID',
+    flag: '--node-id',
+    argument: '<id>',
+    kind: 'name',
+    description: "this node's id, unique in the cluster; required in cluster mode",
+    layer: 'cluster',
+  },
+  {
+    name: 'advertise',
+    env: 'ONCE_ADVERTISE',
+    flag: '--advertise',
+    argument: '<host:port>',
+    kind: 'address',
+    description: 'the address clients should use to reach this node, told to them by PING',
+    layer: 'cluster',
+  },
+  {
+    name: 'clusterReplicas',
+    env: 'ONCE_CLUSTER_REPLICAS',
+    flag: '--cluster-replicas',
+    argument: '<count>',
+    kind: 'integer',
+    default: 3,
+    min: 1,
+    max: 5,
+    unit: 'replicas',
+    description:
+      'copies JetStream keeps of the journal stream and the KV bucket (when this node creates them)',
+    layer: 'cluster',
   },
   {
     name: 'verify',

@@ -1,3 +1,4 @@
+import { clusterModeRefusal } from './cluster-mode';
 import {
   ConfigError,
   loadServerConfig,
@@ -30,6 +31,11 @@ describe('server settings', () => {
       tlsKeyFile: undefined,
       tlsCertFile: undefined,
       tlsCaFile: undefined,
+      natsServers: undefined,
+      clusterName: 'once',
+      nodeId: undefined,
+      advertise: undefined,
+      clusterReplicas: 3,
       verify: false,
       truncateCorruptTail: false,
       yes: false,
@@ -170,6 +176,57 @@ describe('server settings', () => {
       expect(help).toContain('--frame-bytes-max <bytes>');
       expect(help).toContain('ONCE_FRAME_BYTES_MAX');
       expect(help).not.toContain('--max-frame');
+    });
+  });
+
+  describe('cluster mode', () => {
+    it('reads the NATS servers as a list, with the node id, name, address and replicas', () => {
+      const config = loadServerConfig(argv('--cluster-replicas', '5'), {
+        ONCE_NATS_SERVERS: 'nats://n1:4222, nats://n2:4222',
+        ONCE_NODE_ID: 'node-1',
+        ONCE_CLUSTER_NAME: 'orders',
+        ONCE_ADVERTISE: 'node1.example.com:7700',
+      });
+      expect(config).toMatchObject({
+        natsServers: ['nats://n1:4222', 'nats://n2:4222'],
+        nodeId: 'node-1',
+        clusterName: 'orders',
+        advertise: 'node1.example.com:7700',
+        clusterReplicas: 5,
+      });
+    });
+
+    it('refuses ONCE_NATS_SERVERS without ONCE_NODE_ID, naming both', () => {
+      const env = { ONCE_NATS_SERVERS: 'nats://n1:4222' };
+      expect(() => loadServerConfig(argv(), env)).toThrow(ConfigError);
+      expect(() => loadServerConfig(argv(), env)).toThrow(
+        /cluster mode \(ONCE_NATS_SERVERS, --nats-servers\) needs ONCE_NODE_ID \(--node-id\)/,
+      );
+      expect(() => loadServerConfig(argv('--nats-servers', 'nats://n1:4222'), {})).toThrow(
+        /needs ONCE_NODE_ID/,
+      );
+      expect(loadServerConfig(argv('--node-id', 'n1'), env).nodeId).toBe('n1');
+    });
+
+    it.each([
+      [{ ONCE_NATS_SERVERS: 'n1:4222', ONCE_NODE_ID: 'n1' }, /nats-servers must be/],
+      [{ ONCE_NODE_ID: 'node one' }, /node-id must be 1 to 64 letters/],
+      [{ ONCE_CLUSTER_NAME: 'a.b' }, /cluster-name must be 1 to 64 letters/],
+      [{ ONCE_ADVERTISE: 'node1' }, /advertise must be host:port/],
+      [{ ONCE_CLUSTER_REPLICAS: '7' }, /cluster-replicas must be an integer from 1 to 5/],
+    ])('refuses %j with a message naming the setting', (env, message) => {
+      expect(() => loadServerConfig(argv(), env)).toThrow(message);
+    });
+
+    it('refuses to run while this build has no cluster mode, and runs a single node otherwise', () => {
+      const cluster = loadServerConfig(argv(), {
+        ONCE_NATS_SERVERS: 'nats://n1:4222',
+        ONCE_NODE_ID: 'n1',
+      });
+      expect(clusterModeRefusal(cluster)).toMatch(
+        /^cluster mode is not available in this build yet: ONCE_NATS_SERVERS/,
+      );
+      expect(clusterModeRefusal(loadServerConfig(argv(), {}))).toBeUndefined();
     });
   });
 

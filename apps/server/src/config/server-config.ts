@@ -36,6 +36,14 @@ export interface ServerConfig {
   readonly tlsKeyFile: string | undefined;
   readonly tlsCertFile: string | undefined;
   readonly tlsCaFile: string | undefined;
+  /** The NATS servers of the cluster; set, the node runs in cluster mode. */
+  readonly natsServers: readonly string[] | undefined;
+  readonly clusterName: string;
+  /** This node's id in the cluster; required when `natsServers` is set. */
+  readonly nodeId: string | undefined;
+  /** `host:port` clients should use to reach this node. */
+  readonly advertise: string | undefined;
+  readonly clusterReplicas: number;
   readonly logFormat: 'text' | 'json';
   readonly logLevel: LogLevelName;
   /** Maintenance instead of serving: verify the journal by a full replay. */
@@ -143,8 +151,18 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   if (adminPassword !== undefined && adminPassword.length === 0) {
     throw new ConfigError('admin password must not be empty');
   }
+  if (values.natsServers !== undefined && values.nodeId === undefined) {
+    throw new ConfigError(
+      'cluster mode (ONCE_NATS_SERVERS, --nats-servers) needs ONCE_NODE_ID (--node-id): ' +
+        'a name for this node, unique in the cluster',
+    );
+  }
   return {
-    ...(values as Omit<ServerConfig, 'adminPassword' | 'adminPasswordIsDefault' | 'deprecations'>),
+    ...(values as Omit<
+      ServerConfig,
+      'adminPassword' | 'adminPasswordIsDefault' | 'deprecations' | 'natsServers'
+    >),
+    natsServers: typeof values.natsServers === 'string' ? values.natsServers.split(',') : undefined,
     adminPassword: adminPassword ?? settingDefault('adminPassword'),
     adminPasswordIsDefault: adminPassword === undefined,
     verify: values.verify === true,
