@@ -1,3 +1,4 @@
 export { type ClusterNames, clusterNames } from './cluster-names';
 export * from './lease';
 export * from './heartbeat';
+export * from './journal';

@@ -5,6 +5,7 @@ export { JournalStore, type JournalStoreOptions } from './journal-store';
 export { type SnapshotRecord } from './snapshot-codec';
 export { FORMAT_VERSION, type NodeMeta } from './node-meta';
 export { NODE_SECRET_BYTES } from './node-secret';
+export { wallClockNs } from './wall-clock';
 export { DataDirectoryIncompleteError } from './data-directory-incomplete.error';
 export { DataDirectoryInUseError } from './data-directory-in-use.error';
 export { DataDirectoryUnreadableError } from './data-directory-unreadable.error';

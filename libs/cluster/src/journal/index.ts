@@ -1,0 +1,12 @@
+export { JetStreamJournal } from './jetstream-journal';
+export { type JetStreamJournalOptions, type LocalSnapshots } from './jetstream-journal-options';
+export { clusterConfigBucket } from './cluster-config';
+export { ClusterConfigCorruptionError } from './cluster-config-corruption.error';
+export { JournalFencedError } from './journal-fenced.error';
+export { JournalStreamMismatchError } from './journal-stream-mismatch.error';
+export {
+  JournalHeader,
+  MESSAGE_FORMAT,
+  decodeGroupMessage,
+  encodeGroupMessage,
+} from './journal-message';

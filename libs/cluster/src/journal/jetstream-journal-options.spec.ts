@@ -1,0 +1,53 @@
+import { type NatsConnection } from '@nats-io/nats-core';
+import {
+  type JetStreamJournalOptions,
+  type LocalSnapshots,
+  resolveJetStreamJournalOptions,
+} from './jetstream-journal-options';
+
+const base: JetStreamJournalOptions = {
+  connection: {} as NatsConnection,
+  snapshots: {} as LocalSnapshots,
+};
+const clock = () => 1n;
+
+describe('the options of a JetStream journal', () => {
+  it('default to cluster once, three replicas, and a settle time well inside the duplicate window', () => {
+    expect(resolveJetStreamJournalOptions(base, clock)).toMatchObject({
+      clusterName: 'once',
+      replicas: 3,
+      ackTimeoutMs: 2_000,
+      settleTimeoutMs: 60_000,
+      duplicateWindowMs: 120_000,
+      groupsInFlightMax: 8,
+      clock,
+    });
+  });
+
+  it.each(['replicas', 'ackTimeoutMs', 'groupEntriesMax', 'groupsInFlightMax'] as const)(
+    'refuse a %s that is not a positive integer, naming it',
+    (name) => {
+      expect(() => resolveJetStreamJournalOptions({ ...base, [name]: 0 }, clock)).toThrow(
+        new RegExp(`^${name} must be an integer >= 1`),
+      );
+      expect(() => resolveJetStreamJournalOptions({ ...base, [name]: 1.5 }, clock)).toThrow(
+        RangeError,
+      );
+    },
+  );
+
+  it('refuse a settle time that could outlast the duplicate window', () => {
+    expect(() =>
+      resolveJetStreamJournalOptions(
+        { ...base, settleTimeoutMs: 100_000, ackTimeoutMs: 15_000 },
+        clock,
+      ),
+    ).toThrow(/could store a group twice/);
+    expect(
+      resolveJetStreamJournalOptions(
+        { ...base, settleTimeoutMs: 100_000, ackTimeoutMs: 10_000 },
+        clock,
+      ).settleTimeoutMs,
+    ).toBe(100_000);
+  });
+});

@@ -1,0 +1,108 @@
+import { type NatsConnection } from '@nats-io/nats-core';
+import { type SnapshotRecord } from '@once/journal';
+
+/**
+ * Where a node keeps its snapshots. Snapshots describe the node's own applied
+ * state and are never replicated: a node that lost its own rebuilds from the
+ * journal stream. Typically the node's local `JournalStore`, or anything
+ * holding these two methods with its contract (newest first, bad ones as
+ * error records).
+ */
+export interface LocalSnapshots {
+  saveSnapshot(op: number, payload: Buffer): Promise<void>;
+  listSnapshots(): Promise<SnapshotRecord[]>;
+}
+
+/** Options of `JetStreamJournal.open`. */
+export interface JetStreamJournalOptions {
+  /** An open NATS connection. The journal never closes it: its owner does, after `close`. */
+  readonly connection: NatsConnection;
+  /** Where snapshots are kept (see {@link LocalSnapshots}). */
+  readonly snapshots: LocalSnapshots;
+  /** The cluster's name (`ONCE_CLUSTER_NAME`): it names the stream and buckets. Default `once`. */
+  readonly clusterName?: string;
+  /** Copies of the stream and of the config bucket, when this call creates them. Default 3. */
+  readonly replicas?: number;
+  /** How long one publish waits for its ack. Default 2 000 ms. */
+  readonly ackTimeoutMs?: number;
+  /**
+   * How long a group whose publish failed (no ack, no stream leader) is
+   * republished before the journal fails stop. It must outlast a stream
+   * leader election (5 to 10 s) and, with two ack timeouts, stay within the
+   * duplicate window. Default 60 000 ms.
+   */
+  readonly settleTimeoutMs?: number;
+  /**
+   * The duplicate window of a stream this call creates, and the least an
+   * existing stream must have. Default 120 000 ms.
+   */
+  readonly duplicateWindowMs?: number;
+  /** Entries per message at most. Default 512. */
+  readonly groupEntriesMax?: number;
+  /**
+   * Payload bytes per message at most; lowered to what the server takes
+   * (`max_payload`, less room for headers). A single larger entry is refused
+   * by `enqueue`. Default 256 KiB.
+   */
+  readonly groupBytesMax?: number;
+  /** Messages published and not yet acknowledged, at most. Default 8. */
+  readonly groupsInFlightMax?: number;
+  /**
+   * How long `open` retries requests that meet no leader (a stream or bucket
+   * just created, a server restarting). Default 30 000 ms.
+   */
+  readonly openTimeoutMs?: number;
+  /**
+   * Now, in ns since the Unix epoch. Default: the wall clock. Timestamps are
+   * clamped never to go below the last one in the stream, whatever it returns.
+   */
+  readonly clock?: () => bigint;
+}
+
+/** {@link JetStreamJournalOptions} with every default applied and checked. */
+export type ResolvedJetStreamJournalOptions = Required<JetStreamJournalOptions>;
+
+/** Room left in `max_payload` for a message's headers. */
+export const HEADER_ROOM_BYTES = 1024;
+
+/** Applies the defaults of {@link JetStreamJournalOptions}; throws a RangeError naming a bad one. */
+export function resolveJetStreamJournalOptions(
+  options: JetStreamJournalOptions,
+  wallClock: () => bigint,
+): ResolvedJetStreamJournalOptions {
+  const resolved: ResolvedJetStreamJournalOptions = {
+    connection: options.connection,
+    snapshots: options.snapshots,
+    clusterName: options.clusterName ?? 'once',
+    replicas: options.replicas ?? 3,
+    ackTimeoutMs: options.ackTimeoutMs ?? 2_000,
+    settleTimeoutMs: options.settleTimeoutMs ?? 60_000,
+    duplicateWindowMs: options.duplicateWindowMs ?? 120_000,
+    groupEntriesMax: options.groupEntriesMax ?? 512,
+    groupBytesMax: options.groupBytesMax ?? 256 * 1024,
+    groupsInFlightMax: options.groupsInFlightMax ?? 8,
+    openTimeoutMs: options.openTimeoutMs ?? 30_000,
+    clock: options.clock ?? wallClock,
+  };
+  for (const name of [
+    'replicas',
+    'ackTimeoutMs',
+    'settleTimeoutMs',
+    'duplicateWindowMs',
+    'groupEntriesMax',
+    'groupBytesMax',
+    'groupsInFlightMax',
+    'openTimeoutMs',
+  ] as const) {
+    const value = resolved[name];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`${name} must be an integer >= 1: ${value}`);
+    }
+  }
+  if (resolved.settleTimeoutMs + 2 * resolved.ackTimeoutMs > resolved.duplicateWindowMs) {
+    throw new RangeError(
+      `settleTimeoutMs + 2 * ackTimeoutMs (${resolved.settleTimeoutMs + 2 * resolved.ackTimeoutMs} ms) must not exceed duplicateWindowMs (${resolved.duplicateWindowMs} ms): a republish after the window could store a group twice`,
+    );
+  }
+  return resolved;
+}

@@ -1,0 +1,397 @@
+import { randomBytes } from 'node:crypto';
+import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
+import {
+  type EntryDraft,
+  EntryOffset,
+  InvalidEntryError,
+  type Journal,
+  JournalClosedError,
+  JournalCorruptionError,
+  type JournalEntry,
+  type SnapshotRecord,
+  encodeEntry,
+  wallClockNs,
+} from '@once/journal';
+import { type ClusterNames, clusterNames } from '../cluster-names';
+import { AppendPipeline } from './append-pipeline';
+import { ClusterConfig, clusterConfigBucket } from './cluster-config';
+import { GroupPublisher } from './group-publisher';
+import {
+  HEADER_ROOM_BYTES,
+  type JetStreamJournalOptions,
+  type LocalSnapshots,
+  resolveJetStreamJournalOptions,
+} from './jetstream-journal-options';
+import {
+  ensureJournalStream,
+  readJournalStreamEnd,
+  readJournalStreamLastOp,
+} from './journal-stream';
+import { StreamReader } from './stream-reader';
+import { retryTransient } from './transient-retry';
+
+const DEFAULT_READ_BATCH_SIZE = 1024;
+const REQUEST_CHECKSUM_END = EntryOffset.requestChecksum + 16;
+
+/**
+ * The journal of a cluster: one replicated JetStream stream, one message per
+ * group of contiguous entries (see `encodeGroupMessage`), the cluster's
+ * secret and settings in a KV bucket, snapshots left to the node
+ * ({@link LocalSnapshots}).
+ *
+ * An instance opened by the node holding the cluster's lease is the writer:
+ * it continues after the last message it found at open, and every publish
+ * names the message it must follow, so once another writer has appended, its
+ * next publish is refused and it fails stop with `JournalFencedError`
+ * (`JOURNAL_FENCED`). A new term needs a new instance, opened once the node
+ * holds the lease. Any instance reads: `readBatches` for replay, `follow` for
+ * a follower's tail, `streamLastOp` for a read barrier.
+ */
+export class JetStreamJournal implements Journal {
+  /** The cluster's secret (resume tokens), the same on every node. */
+  readonly nodeSecret: Buffer;
+  readonly names: ClusterNames;
+
+  readonly #pipeline: AppendPipeline;
+  readonly #reader: StreamReader;
+  readonly #jsm: JetStreamManager;
+  readonly #config: ClusterConfig;
+  readonly #snapshots: LocalSnapshots;
+  readonly #clock: () => bigint;
+  readonly #entryBytesMax: number;
+  /** Writes other than appends (settings, snapshots) that close awaits. */
+  readonly #otherWrites = new Set<Promise<unknown>>();
+  /** Reads following the stream, stopped by close. */
+  readonly #follows = new Set<AbortController>();
+  #lastOp: number;
+  #lastTimestamp: bigint;
+  /** Highest op seen in the stream by a read (durable by definition). */
+  #readOp = 0;
+  #closing: Promise<void> | undefined;
+
+  private constructor(init: {
+    names: ClusterNames;
+    jsm: JetStreamManager;
+    pipeline: AppendPipeline;
+    config: ClusterConfig;
+    snapshots: LocalSnapshots;
+    clock: () => bigint;
+    entryBytesMax: number;
+    lastOp: number;
+    lastTimestamp: bigint;
+  }) {
+    this.names = init.names;
+    this.nodeSecret = init.config.secret;
+    this.#jsm = init.jsm;
+    this.#reader = new StreamReader(init.jsm.jetstream(), init.jsm, init.names);
+    this.#pipeline = init.pipeline;
+    this.#config = init.config;
+    this.#snapshots = init.snapshots;
+    this.#clock = init.clock;
+    this.#entryBytesMax = init.entryBytesMax;
+    this.#lastOp = init.lastOp;
+    this.#lastTimestamp = init.lastTimestamp;
+  }
+
+  /**
+   * Creates the stream and the config bucket where missing (first node of a
+   * cluster), loads the secret and settings, and reads the stream's last
+   * message to continue after it. Requests that meet no leader are retried
+   * for `openTimeoutMs`. Throws `JournalStreamMismatchError` for a stream not
+   * configured to hold a journal, `JournalCorruptionError` for a last message
+   * that does not verify.
+   */
+  static async open(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
+    const resolved = resolveJetStreamJournalOptions(options, wallClockNs);
+    const names = clusterNames(resolved.clusterName);
+    const connection = resolved.connection;
+    const deadline = Date.now() + resolved.openTimeoutMs;
+    const retry = <T>(request: () => Promise<T>) =>
+      retryTransient(request, Math.max(1, deadline - Date.now()));
+    const jsm = await retry(() => jetstreamManager(connection));
+    await retry(() =>
+      ensureJournalStream(jsm, names, resolved.replicas, resolved.duplicateWindowMs),
+    );
+    const config = await retry(() =>
+      ClusterConfig.open(connection, clusterConfigBucket(resolved.clusterName), resolved.replicas),
+    );
+    const end = await retry(() => readJournalStreamEnd(jsm, names));
+    const payloadMax = (connection.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM_BYTES;
+    const publisher = new GroupPublisher(
+      connection,
+      jsm.jetstream(),
+      jsm,
+      names.stream,
+      names.subject,
+      resolved.ackTimeoutMs,
+    );
+    const pipeline = new AppendPipeline(
+      publisher,
+      randomBytes(8).toString('hex'),
+      {
+        groupEntriesMax: resolved.groupEntriesMax,
+        groupBytesMax: Math.min(resolved.groupBytesMax, payloadMax),
+        groupsInFlightMax: resolved.groupsInFlightMax,
+        settleTimeoutMs: resolved.settleTimeoutMs,
+      },
+      end,
+    );
+    return new JetStreamJournal({
+      names,
+      jsm,
+      pipeline,
+      config,
+      snapshots: resolved.snapshots,
+      clock: resolved.clock,
+      entryBytesMax: payloadMax,
+      lastOp: end.lastOp,
+      lastTimestamp: end.lastTimestamp,
+    });
+  }
+
+  /** Highest op assigned by this writer, or the stream's last op at open. */
+  get lastOp(): number {
+    return this.#lastOp;
+  }
+
+  /** Highest op known to be in the stream: acknowledged, found at open, or read. */
+  get durableOp(): number {
+    return Math.max(this.#pipeline.durableOp, this.#readOp);
+  }
+
+  get pendingCount(): number {
+    return this.#pipeline.pendingCount;
+  }
+
+  /** Acknowledged messages and the entries in them, since open. */
+  get writeStats(): { readonly batches: number; readonly entries: number } {
+    return this.#pipeline.writeStats;
+  }
+
+  /** Groups republished after a lost answer, and how many the stream already held (see AppendPipeline). */
+  get appendStats(): {
+    readonly groupsRepublished: number;
+    readonly republishes: number;
+    readonly duplicates: number;
+  } {
+    return this.#pipeline.appendStats;
+  }
+
+  /** Messages published and not yet acknowledged (at most `groupsInFlightMax`). */
+  get groupsInFlight(): number {
+    return this.#pipeline.groupsInFlight;
+  }
+
+  /** The cluster's settings record as this node last read or wrote it. */
+  get settings(): unknown {
+    return this.#config.settings;
+  }
+
+  /** The error the journal stopped with (`JournalFencedError`, `JournalFailedError`). */
+  get failed(): Error | undefined {
+    return this.#pipeline.failure;
+  }
+
+  /**
+   * Assigns the next op and a timestamp never below the last one, queues the
+   * entry for the next message and returns it. Throws `InvalidEntryError` for
+   * a bad draft or one too large for a message, the failure once failed,
+   * `JournalClosedError` once closing; taking no op in each case.
+   */
+  enqueue(draft: EntryDraft): JournalEntry {
+    const op = this.#lastOp + 1;
+    const now = this.#clock();
+    const timestamp = now > this.#lastTimestamp ? now : this.#lastTimestamp;
+    const encoded = encodeEntry({ ...draft, op, timestamp });
+    if (encoded.byteLength > this.#entryBytesMax) {
+      throw new InvalidEntryError(
+        'body',
+        `makes an entry of ${encoded.byteLength} bytes, more than the ${this.#entryBytesMax} a journal message carries (the server's max_payload less headers)`,
+      );
+    }
+    this.#assertWritable('append');
+    const entry: JournalEntry = {
+      kind: draft.kind,
+      client: draft.client,
+      session: draft.session,
+      request: draft.request,
+      userId: draft.userId,
+      requestChecksum: encoded.subarray(EntryOffset.requestChecksum, REQUEST_CHECKSUM_END),
+      body: encoded.subarray(EntryOffset.body),
+      op,
+      timestamp,
+    };
+    this.#lastOp = op;
+    this.#lastTimestamp = timestamp;
+    this.#pipeline.add(entry, encoded);
+    return entry;
+  }
+
+  onDurable(listener: (entries: readonly JournalEntry[]) => void): () => void {
+    return this.#pipeline.onDurable(listener);
+  }
+
+  onFailure(listener: (error: Error) => void): () => void {
+    return this.#pipeline.onFailure(listener);
+  }
+
+  /**
+   * Reads ops `fromOp`.. the stream's end as it is when the read starts, in
+   * batches of up to `batchSize`, verified and contiguous. Throws
+   * `JournalCorruptionError` naming the first bad or missing op, including
+   * when the stream ends before an op this instance knows to be durable.
+   */
+  readBatches(
+    fromOp: number,
+    batchSize: number = DEFAULT_READ_BATCH_SIZE,
+  ): AsyncIterable<JournalEntry[]> {
+    assertOp('fromOp', fromOp);
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`batchSize must be an integer >= 1: ${batchSize}`);
+    }
+    this.#assertOpen('read the journal');
+    return this.#readBatches(fromOp, batchSize, this.durableOp);
+  }
+
+  async *#readBatches(
+    fromOp: number,
+    batchSize: number,
+    durableOp: number,
+  ): AsyncGenerator<JournalEntry[]> {
+    const endSeq = await this.#reader.lastSeq();
+    let nextOp = fromOp;
+    let batch: JournalEntry[] = [];
+    for await (const entries of this.#reader.read(fromOp, { endSeq })) {
+      for (const entry of entries) {
+        batch.push(entry);
+        if (batch.length === batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      nextOp = entries[entries.length - 1].op + 1;
+      this.#readOp = Math.max(this.#readOp, nextOp - 1);
+    }
+    if (batch.length > 0) yield batch;
+    if (nextOp <= durableOp) {
+      throw new JournalCorruptionError(
+        nextOp,
+        `it is missing (stream ${this.names.stream} ends at op ${nextOp - 1}, op ${durableOp} was durable)`,
+      );
+    }
+  }
+
+  /**
+   * A follower's tail: yields the entries of ops `fromOp` and on, one array
+   * per message, as they are appended, verified and contiguous, until the
+   * loop breaks, `signal` aborts or the journal closes. Throws
+   * `JournalCorruptionError` like `readBatches`.
+   */
+  follow(fromOp: number, options: { signal?: AbortSignal } = {}): AsyncIterable<JournalEntry[]> {
+    assertOp('fromOp', fromOp);
+    this.#assertOpen('follow the journal');
+    const stop = new AbortController();
+    this.#follows.add(stop);
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    return this.#follow(fromOp, signal, stop);
+  }
+
+  async *#follow(
+    fromOp: number,
+    signal: AbortSignal,
+    stop: AbortController,
+  ): AsyncGenerator<JournalEntry[]> {
+    try {
+      for await (const entries of this.#reader.read(fromOp, { signal })) {
+        this.#readOp = Math.max(this.#readOp, entries[entries.length - 1].op);
+        yield entries;
+      }
+    } finally {
+      this.#follows.delete(stop);
+    }
+  }
+
+  /**
+   * The stream's last op now, asked of the stream leader: a follower that has
+   * applied up to it has seen every write acknowledged before the call.
+   */
+  streamLastOp(): Promise<number> {
+    this.#assertOpen('read the journal end');
+    return readJournalStreamLastOp(this.#jsm, this.names);
+  }
+
+  /**
+   * Hands the snapshot to the node's {@link LocalSnapshots}, after checking
+   * that `op` is in the stream (never a state that includes an op that could
+   * still be lost).
+   */
+  async saveSnapshot(op: number, payload: Buffer): Promise<void> {
+    if (!Number.isSafeInteger(op) || op < 0) {
+      throw new RangeError(`snapshot op must be an integer >= 0: ${op}`);
+    }
+    if (op > this.durableOp) {
+      throw new RangeError(
+        `snapshot op ${op} is beyond the durable end of the journal (op ${this.durableOp})`,
+      );
+    }
+    this.#assertWritable('save a snapshot');
+    await this.#track(this.#snapshots.saveSnapshot(op, payload));
+  }
+
+  listSnapshots(): Promise<SnapshotRecord[]> {
+    this.#assertOpen('list snapshots');
+    return this.#snapshots.listSnapshots();
+  }
+
+  /** Replaces the cluster's settings record; resolves once the bucket stored it. */
+  async updateSettings(settings: unknown): Promise<void> {
+    if (JSON.stringify(settings) === undefined) {
+      throw new TypeError('settings must be JSON-serializable');
+    }
+    this.#assertWritable('update settings');
+    await this.#track(this.#config.putSettings(settings));
+  }
+
+  /**
+   * Takes nothing more, waits for the queued groups to be acknowledged (or
+   * fail) and for settings and snapshot writes, stops the follows. The NATS
+   * connection stays open. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    await this.#pipeline.whenIdle();
+    for (const follow of this.#follows) follow.abort();
+    await Promise.allSettled([...this.#otherWrites]);
+  }
+
+  async #track<T>(write: Promise<T>): Promise<T> {
+    this.#otherWrites.add(write);
+    try {
+      return await write;
+    } finally {
+      this.#otherWrites.delete(write);
+    }
+  }
+
+  #assertOpen(operation: string): void {
+    if (this.#closing !== undefined) {
+      throw new JournalClosedError(`stream ${this.names.stream}`, operation);
+    }
+  }
+
+  #assertWritable(operation: string): void {
+    const failure = this.#pipeline.failure;
+    if (failure !== undefined) throw failure;
+    this.#assertOpen(operation);
+  }
+}
+
+function assertOp(name: string, op: number): void {
+  if (!Number.isSafeInteger(op) || op < 1) {
+    throw new RangeError(`${name} must be an integer >= 1: ${op}`);
+  }
+}
