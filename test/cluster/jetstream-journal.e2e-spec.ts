@@ -7,7 +7,7 @@ import {
   encodeGroupMessage,
 } from '@once/cluster';
 import { type JournalEntry, encodeEntry } from '@once/journal';
-import { NatsCluster, eventually } from '@once/testing';
+import { NatsCluster, TcpProxy, eventually } from '@once/testing';
 import {
   Connections,
   MemorySnapshots,
@@ -124,6 +124,37 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       );
     });
 
+    it('given the acks held past their timeout, when the groups are republished with their ids, then the stream answers duplicate and holds each op once', async () => {
+      const proxy = await TcpProxy.start({ targetPort: Number(new URL(cluster.urls[0]).port) });
+      try {
+        const writer = await open(`nats://127.0.0.1:${proxy.port}`, {
+          ackTimeoutMs: 200,
+          groupEntriesMax: 5,
+        });
+        await appendDurably(writer, 1, 5);
+        proxy.setMode('toClient', 'hold');
+        for (let n = 6; n <= 20; n++) writer.enqueue(portDraft(n));
+        await eventually(
+          () => writer.appendStats.republishes >= 2,
+          'a republish while the acks are held',
+          30_000,
+        );
+        proxy.setMode('toClient', 'forward');
+        await eventually(() => writer.pendingCount === 0, 'ops up to 20 durable', 30_000);
+
+        expect(writer.failed).toBeUndefined();
+        expect(writer.appendStats.duplicates).toBeGreaterThanOrEqual(1);
+        expect(writer.writeStats).toEqual({ batches: 4, entries: 20 });
+        expect((await streamInfo()).state.messages).toBe(4);
+        const reader = await open();
+        expect((await readAllEntries(reader)).map((entry) => entry.request)).toEqual(
+          Array.from({ length: 20 }, (_, i) => i + 1),
+        );
+      } finally {
+        await proxy.close();
+      }
+    });
+
     it('given entries written through one server, when another connection to another server opens the journal, then it reads them back and continues after them', async () => {
       const writer = await open(cluster.urls[0]);
       await appendDurably(writer, 1, 30);
@@ -164,50 +195,6 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       expect(seen).toEqual(Array.from({ length: 37 }, (_, i) => i + 4));
       expect(follower.durableOp).toBe(40);
     });
-
-    it('given the stream leader is SIGKILLed while groups are in flight, then they are republished with their ids and every op is stored exactly once', async () => {
-      const jsm = await jetstreamManager(await connections.to(cluster.urls));
-      const writer = await open(cluster.urls, { groupEntriesMax: 16 });
-      await appendDurably(writer, 1, 16);
-      const leader = (await jsm.streams.info(clusterNames(clusterName).stream)).cluster?.leader;
-      const leaderIndex = cluster.names.indexOf(leader ?? '');
-      expect(leaderIndex).toBeGreaterThanOrEqual(0);
-      const reported: number[] = [];
-      writer.onDurable((entries) => reported.push(...entries.map((entry) => entry.op)));
-
-      let n = 16;
-      let killed = false;
-      let afterKill = 0;
-      const load = (async () => {
-        while (!killed || afterKill < 400) {
-          if (writer.pendingCount < 256) {
-            for (let i = 0; i < 16; i++) writer.enqueue(portDraft(++n));
-            if (killed) afterKill += 16;
-          }
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      })();
-      await eventually(() => n >= 400, 'groups in flight', 30_000);
-      await cluster.kill(leaderIndex);
-      killed = true;
-      await load;
-      await eventually(
-        () => writer.pendingCount === 0,
-        'every op durable after the election',
-        90_000,
-      );
-
-      expect(writer.failed).toBeUndefined();
-      expect(writer.appendStats.groupsRepublished).toBeGreaterThan(0);
-      expect(reported).toEqual(Array.from({ length: n - 16 }, (_, i) => i + 17));
-      const reader = await open(cluster.urls);
-      const stored = await readAllEntries(reader);
-      expect(stored.map((entry) => entry.op)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
-      expect(stored.map((entry) => entry.request)).toEqual(stored.map((entry) => entry.op));
-      expect((await streamInfo()).state.messages).toBe(writer.writeStats.batches);
-
-      await cluster.restart(leaderIndex);
-    }, 180_000);
 
     it('given a damaged message appended around the journal, then a read names its op and no writer continues after it', async () => {
       const writer = await open();
@@ -270,5 +257,52 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       );
       expect(writer.lastOp).toBe(0);
     });
+    it('given the stream leader is SIGKILLed while groups are in flight, then they are republished with their ids and every op is stored exactly once', async () => {
+      const jsm = await jetstreamManager(await connections.to(cluster.urls));
+      const writer = await open(cluster.urls, { groupEntriesMax: 16 });
+      await appendDurably(writer, 1, 16);
+      const leader = (await jsm.streams.info(clusterNames(clusterName).stream)).cluster?.leader;
+      const leaderIndex = cluster.names.indexOf(leader ?? '');
+      expect(leaderIndex).toBeGreaterThanOrEqual(0);
+      const reported: number[] = [];
+      writer.onDurable((entries) => reported.push(...entries.map((entry) => entry.op)));
+
+      let n = 16;
+      let killed = false;
+      let afterKill = 0;
+      const load = (async () => {
+        while (!killed || afterKill < 400) {
+          if (writer.pendingCount >= 256) {
+            await new Promise((resolve) => setTimeout(resolve, 2));
+            continue;
+          }
+          for (let i = 0; i < 16; i++) writer.enqueue(portDraft(++n));
+          if (killed) afterKill += 16;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      await eventually(() => n >= 400, 'groups in flight', 30_000);
+      await cluster.kill(leaderIndex);
+      killed = true;
+      try {
+        await load;
+        await eventually(
+          () => writer.pendingCount === 0,
+          'every op durable after the election',
+          90_000,
+        );
+
+        expect(writer.failed).toBeUndefined();
+        expect(writer.appendStats.groupsRepublished).toBeGreaterThan(0);
+        expect(reported).toEqual(Array.from({ length: n - 16 }, (_, i) => i + 17));
+        const reader = await open(cluster.urls);
+        const stored = await readAllEntries(reader);
+        expect(stored.map((entry) => entry.op)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+        expect(stored.map((entry) => entry.request)).toEqual(stored.map((entry) => entry.op));
+        expect((await streamInfo()).state.messages).toBe(writer.writeStats.batches);
+      } finally {
+        await cluster.restart(leaderIndex);
+      }
+    }, 180_000);
   });
 });

@@ -2,6 +2,7 @@ import { type JournalEntry, JournalFailedError } from '@once/journal';
 import { type AppendGroup, lastOpOf, newAppendGroup } from './append-group';
 import { type GroupPublisher, type PublishOutcome } from './group-publisher';
 import { encodeGroupMessage } from './journal-message';
+import { ListenerList } from './listener-list';
 import { assertStoredInPlace, settleGroup } from './settle-group';
 
 /** Limits of {@link AppendPipeline}; defaults live with the journal's options. */
@@ -24,9 +25,6 @@ export interface StreamEnd {
   /** Its last op (0 when the stream is empty). */
   readonly lastOp: number;
 }
-
-type DurableListener = (entries: readonly JournalEntry[]) => void;
-type FailureListener = (error: Error) => void;
 
 /**
  * Group commit over a JetStream stream, pipelined: entries are gathered into
@@ -66,9 +64,8 @@ export class AppendPipeline {
   #flushScheduled = false;
   #settling = false;
   #failure: Error | undefined;
-  // Copy-on-write, so (un)subscribing from inside a listener is safe.
-  #durableListeners: readonly DurableListener[] = [];
-  #failureListeners: readonly FailureListener[] = [];
+  readonly #durableListeners = new ListenerList<readonly JournalEntry[]>();
+  readonly #failureListeners = new ListenerList<Error>();
   #idleWaiters: Array<() => void> = [];
 
   /**
@@ -102,9 +99,9 @@ export class AppendPipeline {
   }
 
   /**
-   * Groups that had to be settled, the publishes that took, and how many of
-   * them had been stored already (their ack was lost): the cost of leader
-   * changes and lost answers, for logs and tests.
+   * Groups that had to be settled, the republishes made for them, and the
+   * groups the stream turned out to hold already (their ack was lost): the
+   * cost of leader changes and lost answers, for logs and tests.
    */
   get appendStats(): {
     readonly groupsRepublished: number;
@@ -157,18 +154,14 @@ export class AppendPipeline {
     }
   }
 
-  onDurable(listener: DurableListener): () => void {
-    this.#durableListeners = [...this.#durableListeners, listener];
-    return () => {
-      this.#durableListeners = this.#durableListeners.filter((l) => l !== listener);
-    };
+  /** Calls `listener` with each stored group's entries, in op order, each once. */
+  onDurable(listener: (entries: readonly JournalEntry[]) => void): () => void {
+    return this.#durableListeners.add(listener);
   }
 
-  onFailure(listener: FailureListener): () => void {
-    this.#failureListeners = [...this.#failureListeners, listener];
-    return () => {
-      this.#failureListeners = this.#failureListeners.filter((l) => l !== listener);
-    };
+  /** Calls `listener` once, with the error the pipeline stops with. */
+  onFailure(listener: (error: Error) => void): () => void {
+    return this.#failureListeners.add(listener);
   }
 
   /** Resolves once everything added is reported durable, or the pipeline failed. */
@@ -246,9 +239,13 @@ export class AppendPipeline {
         await group.attempt;
         if (this.#failure !== undefined) return;
         if (!group.stored) {
-          const report = await settleGroup(group, this.publisher, this.limits.settleTimeoutMs);
           this.#groupsRepublished++;
-          this.#republishes += report.publishes;
+          const report = await settleGroup(group, {
+            publisher: this.publisher,
+            settleTimeoutMs: this.limits.settleTimeoutMs,
+            stopped: () => this.#failure !== undefined,
+            republishing: () => this.#republishes++,
+          });
           if (report.duplicate) this.#duplicates++;
         }
         if (this.#failure !== undefined) return;
@@ -271,13 +268,7 @@ export class AppendPipeline {
       this.#pendingCount -= entries.length;
       this.#batches++;
       this.#entries += entries.length;
-      for (const listener of this.#durableListeners) {
-        try {
-          listener(entries);
-        } catch (error) {
-          rethrowAsync(error);
-        }
-      }
+      this.#durableListeners.emit(entries);
     }
     if (this.#pendingCount === 0) this.#wakeIdleWaiters();
   }
@@ -289,13 +280,7 @@ export class AppendPipeline {
     this.#sealed = [];
     this.#inFlight = [];
     this.#pendingCount = 0;
-    for (const listener of this.#failureListeners) {
-      try {
-        listener(error);
-      } catch (listenerError) {
-        rethrowAsync(listenerError);
-      }
-    }
+    this.#failureListeners.emit(error);
     this.#wakeIdleWaiters();
   }
 
@@ -304,14 +289,4 @@ export class AppendPipeline {
     this.#idleWaiters = [];
     for (const wake of waiters) wake();
   }
-}
-
-/**
- * A throwing listener is a bug in its owner: it must neither break the
- * pipeline nor be swallowed, so it surfaces as an uncaught exception.
- */
-function rethrowAsync(error: unknown): void {
-  queueMicrotask(() => {
-    throw error;
-  });
 }

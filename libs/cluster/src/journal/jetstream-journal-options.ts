@@ -48,10 +48,11 @@ export interface JetStreamJournalOptions {
   /** Messages published and not yet acknowledged, at most. Default 8. */
   readonly groupsInFlightMax?: number;
   /**
-   * How long `open` retries requests that meet no leader (a stream or bucket
-   * just created, a server restarting). Default 30 000 ms.
+   * How long a request that meets no leader (a stream or bucket just created,
+   * an election after a server died) is retried: by `open`, and by a read as
+   * it starts. Default 30 000 ms.
    */
-  readonly openTimeoutMs?: number;
+  readonly leaderWaitMs?: number;
   /**
    * Now, in ns since the Unix epoch. Default: the wall clock. Timestamps are
    * clamped never to go below the last one in the stream, whatever it returns.
@@ -81,7 +82,7 @@ export function resolveJetStreamJournalOptions(
     groupEntriesMax: options.groupEntriesMax ?? 512,
     groupBytesMax: options.groupBytesMax ?? 256 * 1024,
     groupsInFlightMax: options.groupsInFlightMax ?? 8,
-    openTimeoutMs: options.openTimeoutMs ?? 30_000,
+    leaderWaitMs: options.leaderWaitMs ?? 30_000,
     clock: options.clock ?? wallClock,
   };
   for (const name of [
@@ -92,7 +93,7 @@ export function resolveJetStreamJournalOptions(
     'groupEntriesMax',
     'groupBytesMax',
     'groupsInFlightMax',
-    'openTimeoutMs',
+    'leaderWaitMs',
   ] as const) {
     const value = resolved[name];
     if (!Number.isSafeInteger(value) || value < 1) {

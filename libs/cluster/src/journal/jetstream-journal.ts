@@ -1,34 +1,21 @@
-import { randomBytes } from 'node:crypto';
-import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
+import { type JetStreamManager } from '@nats-io/jetstream';
 import {
   type EntryDraft,
   EntryOffset,
   InvalidEntryError,
   type Journal,
   JournalClosedError,
-  JournalCorruptionError,
   type JournalEntry,
   type SnapshotRecord,
   encodeEntry,
-  wallClockNs,
 } from '@once/journal';
-import { type ClusterNames, clusterNames } from '../cluster-names';
-import { AppendPipeline } from './append-pipeline';
-import { ClusterConfig, clusterConfigBucket } from './cluster-config';
-import { GroupPublisher } from './group-publisher';
-import {
-  HEADER_ROOM_BYTES,
-  type JetStreamJournalOptions,
-  type LocalSnapshots,
-  resolveJetStreamJournalOptions,
-} from './jetstream-journal-options';
-import {
-  ensureJournalStream,
-  readJournalStreamEnd,
-  readJournalStreamLastOp,
-} from './journal-stream';
-import { StreamReader } from './stream-reader';
-import { retryTransient } from './transient-retry';
+import { type ClusterNames } from '../cluster-names';
+import { type AppendPipeline } from './append-pipeline';
+import { type ClusterConfig } from './cluster-config';
+import { type JetStreamJournalOptions, type LocalSnapshots } from './jetstream-journal-options';
+import { type JetStreamJournalParts, openJetStreamJournalParts } from './jetstream-journal-parts';
+import { readJournalStreamLastOp } from './journal-stream';
+import { type StreamReader } from './stream-reader';
 
 const DEFAULT_READ_BATCH_SIZE = 1024;
 const REQUEST_CHECKSUM_END = EntryOffset.requestChecksum + 16;
@@ -69,84 +56,28 @@ export class JetStreamJournal implements Journal {
   #readOp = 0;
   #closing: Promise<void> | undefined;
 
-  private constructor(init: {
-    names: ClusterNames;
-    jsm: JetStreamManager;
-    pipeline: AppendPipeline;
-    config: ClusterConfig;
-    snapshots: LocalSnapshots;
-    clock: () => bigint;
-    entryBytesMax: number;
-    lastOp: number;
-    lastTimestamp: bigint;
-  }) {
-    this.names = init.names;
-    this.nodeSecret = init.config.secret;
-    this.#jsm = init.jsm;
-    this.#reader = new StreamReader(init.jsm.jetstream(), init.jsm, init.names);
-    this.#pipeline = init.pipeline;
-    this.#config = init.config;
-    this.#snapshots = init.snapshots;
-    this.#clock = init.clock;
-    this.#entryBytesMax = init.entryBytesMax;
-    this.#lastOp = init.lastOp;
-    this.#lastTimestamp = init.lastTimestamp;
+  private constructor(parts: JetStreamJournalParts) {
+    this.names = parts.names;
+    this.nodeSecret = parts.config.secret;
+    this.#jsm = parts.jsm;
+    this.#reader = parts.reader;
+    this.#pipeline = parts.pipeline;
+    this.#config = parts.config;
+    this.#snapshots = parts.snapshots;
+    this.#clock = parts.clock;
+    this.#entryBytesMax = parts.entryBytesMax;
+    this.#lastOp = parts.lastOp;
+    this.#lastTimestamp = parts.lastTimestamp;
   }
 
   /**
-   * Creates the stream and the config bucket where missing (first node of a
-   * cluster), loads the secret and settings, and reads the stream's last
-   * message to continue after it. Requests that meet no leader are retried
-   * for `openTimeoutMs`. Throws `JournalStreamMismatchError` for a stream not
-   * configured to hold a journal, `JournalCorruptionError` for a last message
-   * that does not verify.
+   * Opens the journal of `options.clusterName`, creating its stream and
+   * config bucket where missing (see `openJetStreamJournalParts`). Throws
+   * `JournalStreamMismatchError` for a stream not configured to hold a
+   * journal, `JournalCorruptionError` for a last message that does not verify.
    */
   static async open(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
-    const resolved = resolveJetStreamJournalOptions(options, wallClockNs);
-    const names = clusterNames(resolved.clusterName);
-    const connection = resolved.connection;
-    const deadline = Date.now() + resolved.openTimeoutMs;
-    const retry = <T>(request: () => Promise<T>) =>
-      retryTransient(request, Math.max(1, deadline - Date.now()));
-    const jsm = await retry(() => jetstreamManager(connection));
-    await retry(() =>
-      ensureJournalStream(jsm, names, resolved.replicas, resolved.duplicateWindowMs),
-    );
-    const config = await retry(() =>
-      ClusterConfig.open(connection, clusterConfigBucket(resolved.clusterName), resolved.replicas),
-    );
-    const end = await retry(() => readJournalStreamEnd(jsm, names));
-    const payloadMax = (connection.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM_BYTES;
-    const publisher = new GroupPublisher(
-      connection,
-      jsm.jetstream(),
-      jsm,
-      names.stream,
-      names.subject,
-      resolved.ackTimeoutMs,
-    );
-    const pipeline = new AppendPipeline(
-      publisher,
-      randomBytes(8).toString('hex'),
-      {
-        groupEntriesMax: resolved.groupEntriesMax,
-        groupBytesMax: Math.min(resolved.groupBytesMax, payloadMax),
-        groupsInFlightMax: resolved.groupsInFlightMax,
-        settleTimeoutMs: resolved.settleTimeoutMs,
-      },
-      end,
-    );
-    return new JetStreamJournal({
-      names,
-      jsm,
-      pipeline,
-      config,
-      snapshots: resolved.snapshots,
-      clock: resolved.clock,
-      entryBytesMax: payloadMax,
-      lastOp: end.lastOp,
-      lastTimestamp: end.lastTimestamp,
-    });
+    return new JetStreamJournal(await openJetStreamJournalParts(options));
   }
 
   /** Highest op assigned by this writer, or the stream's last op at open. */
@@ -159,6 +90,7 @@ export class JetStreamJournal implements Journal {
     return Math.max(this.#pipeline.durableOp, this.#readOp);
   }
 
+  /** Entries enqueued and not yet acknowledged; 0 once failed. */
   get pendingCount(): number {
     return this.#pipeline.pendingCount;
   }
@@ -168,7 +100,7 @@ export class JetStreamJournal implements Journal {
     return this.#pipeline.writeStats;
   }
 
-  /** Groups republished after a lost answer, and how many the stream already held (see AppendPipeline). */
+  /** Groups republished after a lost answer, and how many the stream already held. */
   get appendStats(): {
     readonly groupsRepublished: number;
     readonly republishes: number;
@@ -245,40 +177,12 @@ export class JetStreamJournal implements Journal {
     fromOp: number,
     batchSize: number = DEFAULT_READ_BATCH_SIZE,
   ): AsyncIterable<JournalEntry[]> {
-    assertOp('fromOp', fromOp);
-    if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
-      throw new RangeError(`batchSize must be an integer >= 1: ${batchSize}`);
-    }
+    assertPositiveInteger('fromOp', fromOp);
+    assertPositiveInteger('batchSize', batchSize);
     this.#assertOpen('read the journal');
-    return this.#readBatches(fromOp, batchSize, this.durableOp);
-  }
-
-  async *#readBatches(
-    fromOp: number,
-    batchSize: number,
-    durableOp: number,
-  ): AsyncGenerator<JournalEntry[]> {
-    const endSeq = await this.#reader.lastSeq();
-    let nextOp = fromOp;
-    let batch: JournalEntry[] = [];
-    for await (const entries of this.#reader.read(fromOp, { endSeq })) {
-      for (const entry of entries) {
-        batch.push(entry);
-        if (batch.length === batchSize) {
-          yield batch;
-          batch = [];
-        }
-      }
-      nextOp = entries[entries.length - 1].op + 1;
-      this.#readOp = Math.max(this.#readOp, nextOp - 1);
-    }
-    if (batch.length > 0) yield batch;
-    if (nextOp <= durableOp) {
-      throw new JournalCorruptionError(
-        nextOp,
-        `it is missing (stream ${this.names.stream} ends at op ${nextOp - 1}, op ${durableOp} was durable)`,
-      );
-    }
+    return this.#reader.readBatches(fromOp, batchSize, this.durableOp, (op) => {
+      this.#readOp = Math.max(this.#readOp, op);
+    });
   }
 
   /**
@@ -288,7 +192,7 @@ export class JetStreamJournal implements Journal {
    * `JournalCorruptionError` like `readBatches`.
    */
   follow(fromOp: number, options: { signal?: AbortSignal } = {}): AsyncIterable<JournalEntry[]> {
-    assertOp('fromOp', fromOp);
+    assertPositiveInteger('fromOp', fromOp);
     this.#assertOpen('follow the journal');
     const stop = new AbortController();
     this.#follows.add(stop);
@@ -321,9 +225,8 @@ export class JetStreamJournal implements Journal {
   }
 
   /**
-   * Hands the snapshot to the node's {@link LocalSnapshots}, after checking
-   * that `op` is in the stream (never a state that includes an op that could
-   * still be lost).
+   * Hands the snapshot to the node's {@link LocalSnapshots} once `op` is known
+   * to be in the stream: a snapshot never includes an op that could be lost.
    */
   async saveSnapshot(op: number, payload: Buffer): Promise<void> {
     if (!Number.isSafeInteger(op) || op < 0) {
@@ -390,8 +293,8 @@ export class JetStreamJournal implements Journal {
   }
 }
 
-function assertOp(name: string, op: number): void {
-  if (!Number.isSafeInteger(op) || op < 1) {
-    throw new RangeError(`${name} must be an integer >= 1: ${op}`);
+function assertPositiveInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be an integer >= 1: ${value}`);
   }
 }

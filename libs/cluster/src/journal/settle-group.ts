@@ -7,12 +7,15 @@ import { JournalFencedError } from './journal-fenced.error';
 const RETRY_DELAY_MIN_MS = 50;
 const RETRY_DELAY_MAX_MS = 1_000;
 
-/** How a group was settled. */
-export interface SettleReport {
-  /** Publishes it took (at least 1). */
-  readonly publishes: number;
-  /** An earlier publish had stored it: its ack was the one lost. */
-  readonly duplicate: boolean;
+/** What {@link settleGroup} needs besides the group. */
+export interface Settlement {
+  readonly publisher: GroupPublisher;
+  /** How long to keep republishing. */
+  readonly settleTimeoutMs: number;
+  /** True once the pipeline failed meanwhile: settling stops, the group unsettled. */
+  stopped(): boolean;
+  /** Told of each republish as it is made. */
+  republishing(): void;
 }
 
 /**
@@ -32,26 +35,29 @@ export interface SettleReport {
  *
  * Gives up with {@link JournalFailedError} after `settleTimeoutMs`, which the
  * options keep well inside the stream's duplicate window: past it, a
- * republish could store the group twice.
+ * republish could store the group twice. Resolves to whether an earlier
+ * publish had stored the group (the stream answered duplicate, or holds it).
  */
 export async function settleGroup(
   group: AppendGroup,
-  publisher: GroupPublisher,
-  settleTimeoutMs: number,
+  settlement: Settlement,
   sleep: (ms: number) => Promise<void> = defaultSleep,
-): Promise<SettleReport> {
+): Promise<{ readonly duplicate: boolean }> {
+  const { publisher, settleTimeoutMs } = settlement;
   const deadline = Date.now() + settleTimeoutMs;
   let delayMs = RETRY_DELAY_MIN_MS;
   let attempts = 0;
   let lastError: Error | undefined;
   for (;;) {
+    if (settlement.stopped()) return { duplicate: false };
     attempts++;
+    settlement.republishing();
     const outcome: PublishOutcome = await publisher.publish(group);
     switch (outcome.kind) {
       case 'stored':
         assertStoredInPlace(group, outcome.seq, publisher.stream);
         group.stored = true;
-        return { publishes: attempts, duplicate: outcome.duplicate };
+        return { duplicate: outcome.duplicate };
       case 'refused': {
         lastError = outcome.error;
         const holder = await publisher.msgIdAt(group.seq).catch((error: unknown) => {
@@ -60,7 +66,7 @@ export async function settleGroup(
         });
         if (holder === group.msgId) {
           group.stored = true;
-          return { publishes: attempts, duplicate: true };
+          return { duplicate: true };
         }
         if (typeof holder === 'string') {
           throw new JournalFencedError(

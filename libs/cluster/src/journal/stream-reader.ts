@@ -7,6 +7,7 @@ import {
 import { type JournalEntry, JournalCorruptionError } from '@once/journal';
 import { type ClusterNames } from '../cluster-names';
 import { decodeGroupMessage, messageOps } from './journal-message';
+import { retryTransient } from './transient-retry';
 
 /** Messages the ordered consumer asks for at a time. */
 const PULL_MESSAGES = 64;
@@ -29,18 +30,25 @@ export interface StreamReadOptions {
  * tail is. Finding where an op is uses point reads from the stream leader
  * (a binary search on the messages' op headers), since a sequence is not an
  * op. Direct gets would spread those over replicas, but a replica may lag,
- * and they are few.
+ * and they are few. Requests that meet no leader (an election) are retried
+ * for `leaderWaitMs` as the read starts; once reading, the ordered consumer
+ * rides out elections on its own.
  */
 export class StreamReader {
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly names: ClusterNames,
+    private readonly leaderWaitMs: number,
   ) {}
 
   /** The stream's last sequence now (0 when empty). */
   async lastSeq(): Promise<number> {
-    return (await this.jsm.streams.info(this.names.stream)).state.last_seq;
+    const info = await retryTransient(
+      () => this.jsm.streams.info(this.names.stream),
+      this.leaderWaitMs,
+    );
+    return info.state.last_seq;
   }
 
   /**
@@ -73,14 +81,17 @@ export class StreamReader {
     const { endSeq, signal } = options;
     const startSeq = await this.locate(fromOp, endSeq ?? (await this.lastSeq()));
     if ((endSeq !== undefined && startSeq > endSeq) || signal?.aborted) return;
-    const consumer = await this.js.consumers.get(this.names.stream, {
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: startSeq,
-      filter_subjects: this.names.subject,
-    });
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: PULL_MESSAGES });
+    const messages: ConsumerMessages = await retryTransient(async () => {
+      const consumer = await this.js.consumers.get(this.names.stream, {
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: startSeq,
+        filter_subjects: this.names.subject,
+      });
+      return consumer.consume({ max_messages: PULL_MESSAGES });
+    }, this.leaderWaitMs);
     const stop = () => messages.stop();
     signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
     try {
       let nextOp: number | undefined;
       for await (const message of messages) {
@@ -102,9 +113,47 @@ export class StreamReader {
     }
   }
 
+  /**
+   * Reads ops `fromOp`.. the stream's end as it is when the read starts, in
+   * batches of up to `batchSize`; `onRead` hears the last op of each message
+   * read. Throws {@link JournalCorruptionError} like {@link read}, and also
+   * when the stream ends before `durableOp`, which the caller knows is stored.
+   */
+  async *readBatches(
+    fromOp: number,
+    batchSize: number,
+    durableOp: number,
+    onRead: (op: number) => void,
+  ): AsyncGenerator<JournalEntry[]> {
+    const endSeq = await this.lastSeq();
+    let nextOp = fromOp;
+    let batch: JournalEntry[] = [];
+    for await (const entries of this.read(fromOp, { endSeq })) {
+      for (const entry of entries) {
+        batch.push(entry);
+        if (batch.length === batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      nextOp = entries[entries.length - 1].op + 1;
+      onRead(nextOp - 1);
+    }
+    if (batch.length > 0) yield batch;
+    if (nextOp <= durableOp) {
+      throw new JournalCorruptionError(
+        nextOp,
+        `it is missing (stream ${this.names.stream} ends at op ${nextOp - 1}, op ${durableOp} was durable)`,
+      );
+    }
+  }
+
   /** The ops of message `seq`; a missing one is a gap at `opHint`. */
   private async opsAt(seq: number, opHint: number): Promise<{ firstOp: number; lastOp: number }> {
-    const stored = await this.jsm.streams.getMessage(this.names.stream, { seq });
+    const stored = await retryTransient(
+      () => this.jsm.streams.getMessage(this.names.stream, { seq }),
+      this.leaderWaitMs,
+    );
     if (stored === null) {
       throw new JournalCorruptionError(opHint, `stream message ${seq} is missing`);
     }
