@@ -80,6 +80,15 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       await connections.closeAll();
     });
 
+    it('given a new cluster, when three nodes open its journal at once through three servers, then one stream holds it and they share one secret', async () => {
+      const [a, b, c] = await Promise.all(cluster.urls.map((url) => open(url)));
+      expect(b.nodeSecret.equals(a.nodeSecret)).toBe(true);
+      expect(c.nodeSecret.equals(a.nodeSecret)).toBe(true);
+      expect((await streamInfo()).config).toMatchObject({ num_replicas: 3, deny_delete: true });
+      await appendDurably(a, 1, 3);
+      expect((await readAllEntries(c)).map((entry) => entry.op)).toEqual([1, 2, 3]);
+    });
+
     it('given a writer, when a stale second writer appends, then it is refused with JOURNAL_FENCED and nothing of it is stored', async () => {
       const writer = await open();
       await appendDurably(writer, 1, 5);

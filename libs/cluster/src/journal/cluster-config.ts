@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { StorageType } from '@nats-io/jetstream';
+import { type JetStreamClient, StorageType } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
-import { type NatsConnection } from '@nats-io/nats-core';
 import { NODE_SECRET_BYTES } from '@once/journal';
 import { ClusterConfigCorruptionError } from './cluster-config-corruption.error';
 
@@ -38,12 +37,8 @@ export class ClusterConfig {
    * to create it with its own random bytes, the key's create-only write lets
    * exactly one succeed, and the others read the winner's.
    */
-  static async open(
-    connection: NatsConnection,
-    bucket: string,
-    replicas: number,
-  ): Promise<ClusterConfig> {
-    const kv = await new Kvm(connection).create(bucket, {
+  static async open(js: JetStreamClient, bucket: string, replicas: number): Promise<ClusterConfig> {
+    const kv = await new Kvm(js).create(bucket, {
       history: 1,
       replicas,
       storage: StorageType.File,

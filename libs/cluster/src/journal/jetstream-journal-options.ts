@@ -23,7 +23,10 @@ export interface JetStreamJournalOptions {
   readonly clusterName?: string;
   /** Copies of the stream and of the config bucket, when this call creates them. Default 3. */
   readonly replicas?: number;
-  /** How long one publish waits for its ack. Default 2 000 ms. */
+  /**
+   * How long one publish waits for its ack, and one JetStream request (stream
+   * info, a point read, a bucket write) for its answer. Default 2 000 ms.
+   */
   readonly ackTimeoutMs?: number;
   /**
    * How long a group whose publish failed (no ack, no stream leader) is

@@ -48,10 +48,16 @@ export async function openJetStreamJournalParts(
   const deadline = Date.now() + resolved.leaderWaitMs;
   const retry = <T>(request: () => Promise<T>) =>
     retryTransient(request, Math.max(1, deadline - Date.now()));
-  const jsm = await retry(() => jetstreamManager(connection));
+  // Requests time out like publishes: a creation racing another node's may go
+  // unanswered (nats-server 2.9), and is then simply asked again.
+  const jsm = await retry(() => jetstreamManager(connection, { timeout: resolved.ackTimeoutMs }));
   await retry(() => ensureJournalStream(jsm, names, resolved.replicas, resolved.duplicateWindowMs));
   const config = await retry(() =>
-    ClusterConfig.open(connection, clusterConfigBucket(resolved.clusterName), resolved.replicas),
+    ClusterConfig.open(
+      jsm.jetstream(),
+      clusterConfigBucket(resolved.clusterName),
+      resolved.replicas,
+    ),
   );
   const end = await retry(() => readJournalStreamEnd(jsm, names));
   const js = jsm.jetstream();
