@@ -381,7 +381,7 @@ export const SETTINGS = [
     kind: 'nats-urls',
     defaultText: 'off',
     description:
-      'NATS servers of the cluster (comma-separated nats:// URLs); set, the node runs in cluster mode',
+      'NATS servers of the cluster (comma-separated nats:// URLs); set means cluster mode, which this build refuses (exit 2)',
     layer: 'cluster',
   },
   {
