@@ -1,5 +1,7 @@
 export { EntryKind, isEntryKind, type EntryDraft, type JournalEntry } from './journal-entry';
 export { ENTRY_HEADER_BYTES, EntryOffset, decodeEntry, encodeEntry } from './entry-codec';
+export { assertValidDraft } from './entry-validator';
+export { type StampedEntry, nextTimestamp, stampEntry } from './stamped-entry';
 export { type Journal } from './journal-port';
 export { JournalStore, type JournalStoreOptions } from './journal-store';
 export { type SnapshotRecord } from './snapshot-codec';

@@ -9,7 +9,7 @@ import {
 } from './data-directory';
 import { DataDirectoryIncompleteError } from './data-directory-incomplete.error';
 import { DataDirectoryUnreadableError } from './data-directory-unreadable.error';
-import { decodeEntry, encodeValidatedEntry, EntryOffset } from './entry-codec';
+import { decodeEntry } from './entry-codec';
 import { assertValidDraft } from './entry-validator';
 import { GroupCommit } from './group-commit';
 import { InvalidEntryError } from './invalid-entry.error';
@@ -31,6 +31,7 @@ import { NodeSecretMismatchError } from './node-secret-mismatch.error';
 import { OP_KEY_BYTES, decodeOpKey, encodeOpKey } from './op-key';
 import { type SnapshotRecord } from './snapshot-codec';
 import { type SnapshotLevel, SnapshotStore } from './snapshot-store';
+import { nextTimestamp, stampEntry } from './stamped-entry';
 import { wallClockNs } from './wall-clock';
 
 /** Options of {@link JournalStore.open}. */
@@ -95,7 +96,6 @@ const DEFAULT_READ_BATCH_SIZE = 1024;
 const DEFAULT_SNAPSHOTS_KEPT = 2;
 /** Keys deleted per synced batch by `truncateFrom`. */
 const TRUNCATE_CHUNK_SIZE = 1024;
-const REQUEST_CHECKSUM_END = EntryOffset.requestChecksum + 16;
 
 /**
  * The journal: the node's single source of truth, an append-only sequence of
@@ -312,24 +312,9 @@ export class JournalStore implements Journal {
     if (this.#closing !== undefined) throw new JournalClosedError(this.dir, 'append');
     if (this.#truncating) throw new JournalBusyError('append', 'the journal is being truncated');
     const op = this.#lastOp + 1;
-    const now = this.#clock();
-    const timestamp = now > this.#lastTimestamp ? now : this.#lastTimestamp;
-    // May throw (a clock beyond u64); nothing is assigned before it returns.
-    const value = encodeValidatedEntry(draft, op, timestamp);
-    // Same property order as decodeEntry's result: one object shape for V8.
-    const entry: JournalEntry = {
-      kind: draft.kind,
-      client: draft.client,
-      session: draft.session,
-      request: draft.request,
-      userId: draft.userId,
-      // Views of the encoded bytes: the entry is exactly what was written,
-      // whatever the caller later does with its own buffers.
-      requestChecksum: value.subarray(EntryOffset.requestChecksum, REQUEST_CHECKSUM_END),
-      body: value.subarray(EntryOffset.body),
-      op,
-      timestamp,
-    };
+    const timestamp = nextTimestamp(this.#clock(), this.#lastTimestamp);
+    // Throws for a clock beyond u64; nothing is assigned before it returns.
+    const { entry, encoded: value } = stampEntry(draft, op, timestamp);
     this.#lastOp = op;
     this.#lastTimestamp = timestamp;
     return { entry, put: { type: 'put', key: this.#journalKey(op), value } };

@@ -1,13 +1,14 @@
 import { type JetStreamManager } from '@nats-io/jetstream';
 import {
   type EntryDraft,
-  EntryOffset,
   InvalidEntryError,
   type Journal,
   JournalClosedError,
   type JournalEntry,
   type SnapshotRecord,
-  encodeEntry,
+  assertValidDraft,
+  nextTimestamp,
+  stampEntry,
 } from '@once/journal';
 import { type ClusterNames } from '../cluster-names';
 import { type AppendPipeline } from './append-pipeline';
@@ -18,7 +19,6 @@ import { readJournalStreamLastOp } from './journal-stream';
 import { type StreamReader } from './stream-reader';
 
 const DEFAULT_READ_BATCH_SIZE = 1024;
-const REQUEST_CHECKSUM_END = EntryOffset.requestChecksum + 16;
 
 /**
  * The journal of a cluster: one replicated JetStream stream, one message per
@@ -131,10 +131,10 @@ export class JetStreamJournal implements Journal {
    * `JournalClosedError` once closing; taking no op in each case.
    */
   enqueue(draft: EntryDraft): JournalEntry {
+    assertValidDraft(draft);
     const op = this.#lastOp + 1;
-    const now = this.#clock();
-    const timestamp = now > this.#lastTimestamp ? now : this.#lastTimestamp;
-    const encoded = encodeEntry({ ...draft, op, timestamp });
+    const timestamp = nextTimestamp(this.#clock(), this.#lastTimestamp);
+    const { entry, encoded } = stampEntry(draft, op, timestamp);
     if (encoded.byteLength > this.#entryBytesMax) {
       throw new InvalidEntryError(
         'body',
@@ -142,17 +142,6 @@ export class JetStreamJournal implements Journal {
       );
     }
     this.#assertWritable('append');
-    const entry: JournalEntry = {
-      kind: draft.kind,
-      client: draft.client,
-      session: draft.session,
-      request: draft.request,
-      userId: draft.userId,
-      requestChecksum: encoded.subarray(EntryOffset.requestChecksum, REQUEST_CHECKSUM_END),
-      body: encoded.subarray(EntryOffset.body),
-      op,
-      timestamp,
-    };
     this.#lastOp = op;
     this.#lastTimestamp = timestamp;
     this.#pipeline.add(entry, encoded);
