@@ -304,13 +304,48 @@ export class JournalStore implements Journal {
     return entry;
   }
 
-  /** Checks the store can take `draft`, assigns its op and timestamp, encodes it. */
-  #prepare(draft: EntryDraft): { entry: JournalEntry; put: JournalPut } {
-    assertValidDraft(draft);
+  /**
+   * Queues a copy of an entry another journal assigned (in cluster mode, the
+   * replicated stream's), keeping its op and timestamp, so this store holds
+   * the node's applied copy byte for byte. Durability is reported like
+   * `enqueue`'s. Throws {@link InvalidEntryError} when the entry does not
+   * continue this journal (its op is not `lastOp + 1`, or its timestamp is
+   * below the last entry's), taking nothing.
+   */
+  enqueueCopy(copy: JournalEntry): JournalEntry {
+    assertValidDraft(copy);
+    this.#assertAppendable();
+    if (copy.op !== this.#lastOp + 1) {
+      throw new InvalidEntryError(
+        'op',
+        `${copy.op} does not follow this journal's last op ${this.#lastOp}`,
+      );
+    }
+    if (copy.timestamp < this.#lastTimestamp) {
+      throw new InvalidEntryError(
+        'timestamp',
+        `${copy.timestamp} is below this journal's last timestamp ${this.#lastTimestamp}`,
+      );
+    }
+    const { entry, encoded: value } = stampEntry(copy, copy.op, copy.timestamp);
+    this.#lastOp = copy.op;
+    this.#lastTimestamp = copy.timestamp;
+    this.#commit.enqueue(entry, { type: 'put', key: this.#journalKey(copy.op), value });
+    return entry;
+  }
+
+  /** Throws why this store takes no entry now: failed, closing, or truncating. */
+  #assertAppendable(): void {
     const failure = this.#commit.failure;
     if (failure !== undefined) throw failure;
     if (this.#closing !== undefined) throw new JournalClosedError(this.dir, 'append');
     if (this.#truncating) throw new JournalBusyError('append', 'the journal is being truncated');
+  }
+
+  /** Checks the store can take `draft`, assigns its op and timestamp, encodes it. */
+  #prepare(draft: EntryDraft): { entry: JournalEntry; put: JournalPut } {
+    assertValidDraft(draft);
+    this.#assertAppendable();
     const op = this.#lastOp + 1;
     const timestamp = nextTimestamp(this.#clock(), this.#lastTimestamp);
     // Throws for a clock beyond u64; nothing is assigned before it returns.
