@@ -2,3 +2,4 @@ export { type ClusterNames, clusterNames } from './cluster-names';
 export * from './lease';
 export * from './heartbeat';
 export * from './journal';
+export * from './follower';

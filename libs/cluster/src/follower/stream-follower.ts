@@ -1,0 +1,123 @@
+import { type JournalEntry, encodeEntry } from '@once/journal';
+import { LocalTailDivergedError } from './local-tail-diverged.error';
+
+/** Where a follower reads the cluster's journal: a `JetStreamJournal` (any instance reads). */
+export interface FollowedStream {
+  readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
+  follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]>;
+}
+
+/** The node's local copy: a `JournalStore`, whose `onDurable` reports what was copied. */
+export interface LocalCopy {
+  readonly lastOp: number;
+  readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
+  enqueueCopy(entry: JournalEntry): JournalEntry;
+}
+
+/** How many of the local journal's last entries are compared with the stream before following. */
+const TAIL_CHECK_ENTRIES = 64;
+
+/**
+ * Copies the cluster's stream into the node's local journal, entry by entry
+ * with the stream's ops and timestamps, so the local `onDurable` reports them
+ * and the engine applies them through the one apply path, exactly as it
+ * applies its own commits and replays.
+ *
+ * Before following, the local tail is checked against the stream: a local
+ * entry the stream does not hold, or holds with other bytes, stops the start
+ * with {@link LocalTailDivergedError} naming the op, rather than building a
+ * state no other node has.
+ */
+export class StreamFollower {
+  readonly #abort = new AbortController();
+  #copiedOp: number;
+  #failure: Error | undefined;
+  readonly #done: Promise<void>;
+
+  private constructor(
+    private readonly stream: FollowedStream,
+    private readonly local: LocalCopy,
+    onFailure: (error: Error) => void,
+  ) {
+    this.#copiedOp = local.lastOp;
+    this.#done = this.#run().catch((error: unknown) => {
+      if (this.#abort.signal.aborted) return;
+      this.#failure = error instanceof Error ? error : new Error(String(error));
+      onFailure(this.#failure);
+    });
+  }
+
+  /**
+   * Checks the local tail against the stream, then copies every entry after
+   * it as it is appended. `onFailure` hears of a copy that failed (the local
+   * journal failed or refused an entry); the follower then stops.
+   */
+  static async start(
+    stream: FollowedStream,
+    local: LocalCopy,
+    onFailure: (error: Error) => void = () => undefined,
+  ): Promise<StreamFollower> {
+    await checkLocalTail(stream, local);
+    return new StreamFollower(stream, local, onFailure);
+  }
+
+  /** The highest op handed to the local journal (its durability is the journal's to report). */
+  get copiedOp(): number {
+    return this.#copiedOp;
+  }
+
+  /** Why the follower stopped by itself, if it did. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  /** Stops following; resolves once no more entries will be copied. */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await this.#done;
+  }
+
+  async #run(): Promise<void> {
+    for await (const batch of this.stream.follow(this.#copiedOp + 1, {
+      signal: this.#abort.signal,
+    })) {
+      if (this.#abort.signal.aborted) return;
+      for (const entry of batch) {
+        if (entry.op <= this.#copiedOp) continue;
+        this.local.enqueueCopy(entry);
+        this.#copiedOp = entry.op;
+      }
+    }
+  }
+}
+
+/** Compares the local journal's last entries with the stream's, byte for byte. */
+async function checkLocalTail(stream: FollowedStream, local: LocalCopy): Promise<void> {
+  const lastOp = local.lastOp;
+  if (lastOp === 0) return;
+  const fromOp = Math.max(1, lastOp - TAIL_CHECK_ENTRIES + 1);
+  const mine = await collect(local.readBatches(fromOp), lastOp);
+  const theirs = await collect(stream.readBatches(fromOp), lastOp);
+  for (const entry of mine.values()) {
+    const other = theirs.get(entry.op);
+    if (!other) {
+      throw new LocalTailDivergedError(entry.op, 'the stream does not hold this op');
+    }
+    if (!encodeEntry(entry).equals(encodeEntry(other))) {
+      throw new LocalTailDivergedError(entry.op, 'the stream holds other bytes at this op');
+    }
+  }
+}
+
+/** The entries of `batches` up to `lastOp`, by op. */
+async function collect(
+  batches: AsyncIterable<JournalEntry[]>,
+  lastOp: number,
+): Promise<Map<number, JournalEntry>> {
+  const entries = new Map<number, JournalEntry>();
+  for await (const batch of batches) {
+    for (const entry of batch) if (entry.op <= lastOp) entries.set(entry.op, entry);
+    if (batch.length > 0 && batch[batch.length - 1].op >= lastOp) break;
+  }
+  return entries;
+}
