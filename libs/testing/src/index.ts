@@ -20,3 +20,4 @@ export {
   NatsServerMissingError,
   NatsStartError,
 } from './nats-cluster';
+export { FrameServer } from './frame-server';

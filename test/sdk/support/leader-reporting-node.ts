@@ -1,13 +1,5 @@
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import {
-  Command,
-  encodeReplyTo,
-  errorBody,
-  type Frame,
-  FrameDecoder,
-  Operation,
-  Status,
-} from '@once/protocol';
+import { Command, encodeReplyTo, errorBody, type Frame, Operation, Status } from '@once/protocol';
+import { FrameServer } from '@once/testing';
 
 /**
  * A stand-in for a follower of a once cluster that cannot serve: it answers
@@ -20,47 +12,26 @@ import {
 export class LeaderReportingNode {
   /** The operation code of every request received, in order. */
   readonly received: number[] = [];
-  private readonly sockets = new Set<Socket>();
+  private server!: FrameServer;
 
-  private constructor(
-    private readonly server: Server,
-    private readonly leader: string | null,
-  ) {
-    server.on('connection', (socket) => this.accept(socket));
-  }
+  private constructor(private readonly leader: string | null) {}
 
   /** Listens on a free port of 127.0.0.1; `leader` is the `host:port` its PING reports. */
   static async start(leader: string | null): Promise<LeaderReportingNode> {
-    const node = new LeaderReportingNode(createServer(), leader);
-    await new Promise<void>((resolve) => node.server.listen(0, '127.0.0.1', resolve));
+    const node = new LeaderReportingNode(leader);
+    node.server = await FrameServer.start((frame) => {
+      node.received.push(frame.header.operation);
+      return node.answer(frame);
+    });
     return node;
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return this.server.port;
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private accept(socket: Socket): void {
-    this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    const decoder = new FrameDecoder();
-    socket.on('data', (chunk: Buffer) => {
-      decoder.push(chunk);
-      for (let result = decoder.next(); result; result = decoder.next()) {
-        if (result.kind === 'error') {
-          socket.destroy();
-          return;
-        }
-        this.received.push(result.frame.header.operation);
-        socket.write(this.answer(result.frame));
-      }
-    });
+  close(): Promise<void> {
+    return this.server.close();
   }
 
   private answer(frame: Frame): Buffer {

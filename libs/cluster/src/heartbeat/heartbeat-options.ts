@@ -1,6 +1,6 @@
 import { type NatsConnection } from '@nats-io/transport-node';
 import { type ClusterLogger, SILENT_CLUSTER_LOGGER } from '../lease/cluster-logger';
-import { LEASE_DEFAULTS, checkIntegerOption } from '../lease/lease-options';
+import { LEASE_DEFAULTS, resolveBucketTiming } from '../lease/lease-options';
 
 /** Options of {@link NodeHeartbeat} and {@link ClusterMembers}. */
 export interface HeartbeatOptions {
@@ -31,21 +31,16 @@ export type ResolvedHeartbeatOptions = Required<HeartbeatOptions>;
 
 /** The options with their defaults; throws a RangeError naming an option out of its range. */
 export function resolveHeartbeatOptions(options: HeartbeatOptions): ResolvedHeartbeatOptions {
-  const ttlMs = options.ttlMs ?? LEASE_DEFAULTS.ttlMs;
-  const intervalMs = options.intervalMs ?? LEASE_DEFAULTS.renewIntervalMs;
-  const requestTimeoutMs = options.requestTimeoutMs ?? intervalMs;
-  const replicas = options.replicas ?? LEASE_DEFAULTS.replicas;
-  checkIntegerOption('ttlMs', ttlMs, 2, Number.MAX_SAFE_INTEGER);
-  checkIntegerOption('intervalMs', intervalMs, 1, Math.floor(ttlMs / 2));
-  checkIntegerOption('requestTimeoutMs', requestTimeoutMs, 1, ttlMs);
-  checkIntegerOption('replicas', replicas, 1, 5);
+  const timing = resolveBucketTiming(
+    options.ttlMs,
+    { name: 'intervalMs', value: options.intervalMs },
+    options.requestTimeoutMs,
+    options.replicas,
+  );
   return {
     connection: options.connection,
     clusterName: options.clusterName ?? LEASE_DEFAULTS.clusterName,
-    ttlMs,
-    intervalMs,
-    requestTimeoutMs,
-    replicas,
+    ...timing,
     logger: options.logger ?? SILENT_CLUSTER_LOGGER,
   };
 }

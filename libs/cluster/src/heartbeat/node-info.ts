@@ -1,3 +1,5 @@
+import { jsonRecordOf } from '../json-record';
+
 /** What a node's heartbeat says of it. */
 export interface NodeInfo {
   /** The node's advertised `host:port` (`ONCE_ADVERTISE`); null when it advertises none. */
@@ -38,14 +40,9 @@ export function encodeNodeInfo(info: NodeInfo): Uint8Array {
 
 /** The info a heartbeat value holds, or undefined when it is not one this codec writes. */
 export function decodeNodeInfo(bytes: Uint8Array): NodeInfo | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { advertise, startedAt } = value as Record<string, unknown>;
+  const record = jsonRecordOf(bytes);
+  if (!record) return undefined;
+  const { advertise, startedAt } = record;
   if (advertise !== null && typeof advertise !== 'string') return undefined;
   if (typeof startedAt !== 'number' || !Number.isSafeInteger(startedAt) || startedAt < 0) {
     return undefined;

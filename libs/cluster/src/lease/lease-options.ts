@@ -52,14 +52,17 @@ export const LEASE_DEFAULTS = Object.freeze({
 
 /** The options with their defaults; throws a RangeError naming an option out of its range. */
 export function resolveLeaseOptions(options: ClusterLeaseOptions): ResolvedLeaseOptions {
-  const ttlMs = options.ttlMs ?? LEASE_DEFAULTS.ttlMs;
-  const renewIntervalMs = options.renewIntervalMs ?? LEASE_DEFAULTS.renewIntervalMs;
-  const requestTimeoutMs = options.requestTimeoutMs ?? renewIntervalMs;
-  const replicas = options.replicas ?? LEASE_DEFAULTS.replicas;
-  checkIntegerOption('ttlMs', ttlMs, 2, Number.MAX_SAFE_INTEGER);
-  checkIntegerOption('renewIntervalMs', renewIntervalMs, 1, Math.floor(ttlMs / 2));
-  checkIntegerOption('requestTimeoutMs', requestTimeoutMs, 1, ttlMs);
-  checkIntegerOption('replicas', replicas, 1, 5);
+  const {
+    ttlMs,
+    intervalMs: renewIntervalMs,
+    requestTimeoutMs,
+    replicas,
+  } = resolveBucketTiming(
+    options.ttlMs,
+    { name: 'renewIntervalMs', value: options.renewIntervalMs },
+    options.requestTimeoutMs,
+    options.replicas,
+  );
   checkNodeId(options.nodeId);
   return {
     connection: options.connection,
@@ -74,6 +77,37 @@ export function resolveLeaseOptions(options: ClusterLeaseOptions): ResolvedLease
     termFloor: options.termFloor,
     logger: options.logger ?? SILENT_CLUSTER_LOGGER,
   };
+}
+
+/** The timing of a writer to the cluster bucket (the lease's holder, a heartbeat), checked. */
+export interface BucketTiming {
+  readonly ttlMs: number;
+  readonly intervalMs: number;
+  readonly requestTimeoutMs: number;
+  readonly replicas: number;
+}
+
+/**
+ * Fills in the bucket's defaults and checks the rules the lease and the
+ * heartbeats share: the interval at most half the TTL (one lost write never
+ * costs a key), a request no longer than the TTL. `interval` names the
+ * caller's option in the error.
+ */
+export function resolveBucketTiming(
+  ttlMsOption: number | undefined,
+  interval: { readonly name: string; readonly value: number | undefined },
+  requestTimeoutMsOption: number | undefined,
+  replicasOption: number | undefined,
+): BucketTiming {
+  const ttlMs = ttlMsOption ?? LEASE_DEFAULTS.ttlMs;
+  const intervalMs = interval.value ?? LEASE_DEFAULTS.renewIntervalMs;
+  const requestTimeoutMs = requestTimeoutMsOption ?? intervalMs;
+  const replicas = replicasOption ?? LEASE_DEFAULTS.replicas;
+  checkIntegerOption('ttlMs', ttlMs, 2, Number.MAX_SAFE_INTEGER);
+  checkIntegerOption(interval.name, intervalMs, 1, Math.floor(ttlMs / 2));
+  checkIntegerOption('requestTimeoutMs', requestTimeoutMs, 1, ttlMs);
+  checkIntegerOption('replicas', replicas, 1, 5);
+  return { ttlMs, intervalMs, requestTimeoutMs, replicas };
 }
 
 /** Throws a RangeError naming option `name` unless `value` is an integer from `min` to `max`. */

@@ -1,3 +1,5 @@
+import { jsonRecordOf } from '../json-record';
+
 /**
  * Who holds the cluster's lease, as the lease key's value says: the node's
  * id, the address its clients should use, and the term of its leadership.
@@ -39,14 +41,9 @@ export function encodeLeaseValue(holder: LeaseHolder): Uint8Array {
  * its holder.
  */
 export function decodeLeaseValue(bytes: Uint8Array): LeaseHolder | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { node, advertise, term } = value as Record<string, unknown>;
+  const record = jsonRecordOf(bytes);
+  if (!record) return undefined;
+  const { node, advertise, term } = record;
   if (typeof node !== 'string' || node === '') return undefined;
   if (advertise !== null && typeof advertise !== 'string') return undefined;
   if (!isTerm(term)) return undefined;

@@ -1,13 +1,12 @@
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import {
   Command,
   encodeReplyTo,
   type Frame,
-  FrameDecoder,
   Operation,
   parseRequest,
   Status,
 } from '@once/protocol';
+import { FrameServer } from '@once/testing';
 
 /** What the node answers to a COMMAND or QUERY: the reply body (an outcome). */
 export type Script = (operation: 'command' | 'query', pattern: string, data: unknown) => string;
@@ -21,45 +20,22 @@ export type Script = (operation: 'command' | 'query', pattern: string, data: unk
 export class ScriptedNode {
   /** Every COMMAND and QUERY received, in order. */
   readonly calls: Array<{ operation: 'command' | 'query'; pattern: string }> = [];
-  private readonly sockets = new Set<Socket>();
+  private server!: FrameServer;
 
-  private constructor(
-    private readonly server: Server,
-    private readonly script: Script,
-  ) {
-    server.on('connection', (socket) => this.accept(socket));
-  }
+  private constructor(private readonly script: Script) {}
 
   static async start(script: Script): Promise<ScriptedNode> {
-    const node = new ScriptedNode(createServer(), script);
-    await new Promise<void>((resolve) => node.server.listen(0, '127.0.0.1', resolve));
+    const node = new ScriptedNode(script);
+    node.server = await FrameServer.start((frame) => node.answer(frame));
     return node;
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return this.server.port;
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private accept(socket: Socket): void {
-    this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    const decoder = new FrameDecoder();
-    socket.on('data', (chunk: Buffer) => {
-      decoder.push(chunk);
-      for (let result = decoder.next(); result; result = decoder.next()) {
-        if (result.kind === 'error') {
-          socket.destroy();
-          return;
-        }
-        socket.write(this.answer(result.frame));
-      }
-    });
+  close(): Promise<void> {
+    return this.server.close();
   }
 
   private answer(frame: Frame): Buffer {
