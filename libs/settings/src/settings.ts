@@ -410,7 +410,8 @@ export const SETTINGS = [
     flag: '--advertise',
     argument: '<host:port>',
     kind: 'address',
-    description: 'the address clients should use to reach this node, told to them by PING',
+    description:
+      'the address clients should use to reach this node, which PING reports once cluster mode runs',
     layer: 'cluster',
   },
   {
