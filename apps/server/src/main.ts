@@ -8,7 +8,7 @@ import { AppModule, adminGenesis } from './app.module';
 import { fatalLine } from './fatal-error';
 import { truncateCorruptTail } from './maintenance/truncate-corrupt-tail';
 import { verifyJournal } from './maintenance/verify-journal';
-import { clusterModeRefusal } from './config/cluster-mode';
+import { clusterOptionsOf } from './config/cluster-mode';
 import {
   ConfigError,
   type LogLevelName,
@@ -25,8 +25,7 @@ let fatalFormat: ServerConfig['logFormat'] = 'text';
 /**
  * The reference service: `npm start`, or `npm run build && npm run start:prod`.
  * Exit codes: 0 after a graceful stop (SIGTERM/SIGINT), 1 when the node cannot
- * start or its journal is corrupt, 2 for invalid settings (and for cluster
- * mode, which this build does not run yet).
+ * start or its journal is corrupt, 2 for invalid settings.
  */
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -43,12 +42,6 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const refusal = clusterModeRefusal(config);
-  if (refusal !== undefined) {
-    process.stderr.write(`once: ${refusal}\n`);
-    process.exit(2);
-  }
-
   fatalFormat = config.logFormat;
   const logger = new ConsoleLogger({
     json: config.logFormat === 'json',
@@ -86,6 +79,7 @@ async function main(): Promise<void> {
       sessionTtlMs: config.sessionTtlMs,
       snapshotEveryOps: config.snapshotEveryOps,
       genesis: adminGenesis(config.adminPassword),
+      cluster: clusterOptionsOf(config),
     }),
     { strategy, logger, abortOnError: false },
   );

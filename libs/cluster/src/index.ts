@@ -3,3 +3,4 @@ export * from './lease';
 export * from './heartbeat';
 export * from './journal';
 export * from './follower';
+export * from './node';

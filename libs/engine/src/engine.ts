@@ -27,6 +27,7 @@ import {
 import { SnapshotScheduler } from './snapshot-scheduler';
 import { type StateRegistry } from './state-registry';
 import { systemDraft } from './system-draft';
+import { SINGLE_NODE_ROLE, type WriteRole } from './write-role';
 
 export { type FailureCallback, type OutcomeCallback } from './pending-submissions';
 
@@ -65,7 +66,9 @@ export class Engine {
   private failure: Error | undefined;
   private readonly appliedListeners = new Set<(outcome: ApplyOutcome) => void>();
   private readonly phaseListeners = new Set<(phase: EnginePhase) => void>();
+  private readonly termEndListeners = new Set<(error: Error) => void>();
   private unsubscribeJournal: (() => void)[] = [];
+  private roleValue: WriteRole = SINGLE_NODE_ROLE;
 
   constructor(options: EngineOptions) {
     this.journal = options.journal;
@@ -109,6 +112,16 @@ export class Engine {
   }
   get commitTimestamp(): bigint {
     return this.applier.commitTimestamp;
+  }
+
+  /** Whether this node may write, and what it is in its cluster (see {@link WriteRole}). */
+  get role(): WriteRole {
+    return this.roleValue;
+  }
+
+  /** Set once by a cluster node; a single node keeps {@link SINGLE_NODE_ROLE}. */
+  setRole(role: WriteRole): void {
+    this.roleValue = role;
   }
 
   /** See {@link Applier.setDeferredReplies}. */
@@ -224,6 +237,30 @@ export class Engine {
   /** Journals that `client`'s connection ended, so what it held while connected is released. */
   submitRelease(client: ClientId): void {
     this.submit({ ...systemDraft(EntryKind.Release, Buffer.alloc(0)), client });
+  }
+
+  /**
+   * A cluster node's leadership ended (its lease was lost, or the stream
+   * refused an append): nothing it submitted and did not yet apply will be
+   * applied on its behalf, so each submitter that waits hears `error`, as on
+   * a journal failure. Unlike that failure the engine goes on applying what
+   * the journal reports durable: the node continues as a follower.
+   */
+  endTerm(error: Error): void {
+    this.pending.failAll(error);
+    for (const listener of this.termEndListeners) {
+      try {
+        listener(error);
+      } catch (listenerError) {
+        this.logger.error(`a term-end listener failed: ${String(listenerError)}`);
+      }
+    }
+  }
+
+  /** Calls `listener` at each {@link endTerm}; returns the unsubscribe function. */
+  onTermEnd(listener: (error: Error) => void): () => void {
+    this.termEndListeners.add(listener);
+    return () => this.termEndListeners.delete(listener);
   }
 
   private onDurable(entries: readonly JournalEntry[]): void {

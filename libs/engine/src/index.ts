@@ -34,6 +34,7 @@ export {
   evictionAnswer,
   evictionAtApply,
   inFlightNotReady,
+  notLeaderAnswer,
   ownedByOtherUserReply,
   refusalAtApply,
   registerReply,
@@ -44,6 +45,7 @@ export {
   requestGapMessage,
   unaskedEviction,
 } from './reply-frames';
+export { SINGLE_NODE_ROLE, type WriteRole } from './write-role';
 export { ApplyOrderError } from './apply-order.error';
 export { EngineUnavailableError } from './engine-unavailable.error';
 export { type EngineLogger, SILENT_LOGGER, describeError } from './engine-logger';
@@ -56,7 +58,7 @@ export {
 } from './engine-settings';
 export { SnapshotInvalidError } from './engine-snapshot-codec';
 export { type ConnectionScopedState, type ModuleState, isConnectionScoped } from './module-state';
-export { type GenesisCommand, OnceNode, type OnceNodeOptions } from './once-node';
+export { type GenesisCommand, OnceNode, type OnceNodeOptions, replayPhase } from './once-node';
 export {
   type ReplayProgress,
   type ReplaySagaOptions,

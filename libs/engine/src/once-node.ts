@@ -85,18 +85,9 @@ export class OnceNode {
    * ready; errors (leaving the node not ready) on a corrupt journal.
    */
   boot(): Observable<ReplayProgress> {
-    const logger = this.options.logger ?? SILENT_LOGGER;
     const engine = this.engine;
     return concat(
-      defer(() => {
-        engine.setPhase('replaying');
-        return replaySaga(this.journal, engine.applier, {
-          logger,
-          progressIntervalMs: this.options.progressIntervalMs,
-          ignoreSnapshots: this.options.ignoreSnapshots,
-          onOutcome: this.options.onReplayOutcome,
-        });
-      }),
+      replayPhase(engine, this.options),
       defer(async () => {
         engine.setPhase('settling');
         engine.attachToJournal();
@@ -123,4 +114,26 @@ export class OnceNode {
   stop(options?: { snapshot?: boolean }): Promise<void> {
     return this.engine.stop(options);
   }
+}
+
+/**
+ * The first phase of a node's boot: the engine replays its journal (newest
+ * usable snapshot, then the entries after it) through the apply path.
+ */
+export function replayPhase(
+  engine: Engine,
+  options: Pick<
+    OnceNodeOptions,
+    'logger' | 'progressIntervalMs' | 'ignoreSnapshots' | 'onReplayOutcome'
+  >,
+): Observable<ReplayProgress> {
+  return defer(() => {
+    engine.setPhase('replaying');
+    return replaySaga(engine.journal, engine.applier, {
+      logger: options.logger ?? SILENT_LOGGER,
+      progressIntervalMs: options.progressIntervalMs,
+      ignoreSnapshots: options.ignoreSnapshots,
+      onOutcome: options.onReplayOutcome,
+    });
+  });
 }

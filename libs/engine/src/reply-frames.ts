@@ -10,6 +10,7 @@ import {
   encodeFrame,
   encodeReplyTo,
   errorBody,
+  errorBodyText,
 } from '@once/protocol';
 
 /**
@@ -212,6 +213,27 @@ export function answerFrame(
     request,
     { command: Command.Reply, status, commit, watermark },
     errorBody(STATUS_NAMES[status], message),
+  );
+}
+
+/**
+ * A follower's answer to a write (or a QUERY, which must see the leader's
+ * state): NOT_READY, retry elsewhere. PROTOCOL.md's error body gains the
+ * additive key `error.leader`, the `host:port` the leader advertises, when
+ * the follower knows it; a client that reads it goes there next, one that
+ * does not just tries its next node.
+ */
+export function notLeaderAnswer(request: Frame, leader: string | null, commit: number): Buffer {
+  const message =
+    leader === null
+      ? 'this node has no leader; retry later'
+      : `this node is a follower; the leader is at ${leader}`;
+  const base = errorBodyText(STATUS_NAMES[Status.NotReady], message);
+  const body = leader === null ? base : `${base.slice(0, -2)},"leader":${JSON.stringify(leader)}}}`;
+  return encodeReplyTo(
+    request,
+    { command: Command.Reply, status: Status.NotReady, commit, watermark: 0 },
+    body,
   );
 }
 

@@ -28,6 +28,7 @@ export { type RefusalFields, RpcExceptionRefusal, refusalFieldsOf, rpcErrorOf } 
 export { type OnceAuthenticator } from './once-authenticator.interface';
 export {
   type OnceModuleAsyncOptions,
+  type OnceClusterOptions,
   type OnceModuleOptions,
 } from './once-module-options.interface';
 export { OnceModule } from './once.module';

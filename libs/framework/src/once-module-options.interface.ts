@@ -1,5 +1,6 @@
 import { type ModuleMetadata } from '@nestjs/common';
-import { type GenesisCommand } from '@once/engine';
+import { type ClusterNodeOptions } from '@once/cluster';
+import { type GenesisCommand, type OnceNodeOptions } from '@once/engine';
 import { type JournalStoreOptions } from '@once/journal';
 
 /**
@@ -32,7 +33,19 @@ export interface OnceModuleOptions {
    * Nothing is written and nothing is served.
    */
   readonly verifyOnly?: boolean;
+  /**
+   * Cluster mode: the journal on the cluster's NATS JetStream stream, this
+   * directory holding the node's applied copy and snapshots. Absent (the
+   * default): a single node on its own LevelDB journal.
+   */
+  readonly cluster?: OnceClusterOptions;
 }
+
+/**
+ * Where a cluster node's cluster is (see `ClusterNodeOptions` of
+ * `@once/cluster` for the tuning it takes).
+ */
+export type OnceClusterOptions = Omit<ClusterNodeOptions, keyof OnceNodeOptions>;
 
 export interface OnceModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   readonly useFactory: (...args: never[]) => OnceModuleOptions | Promise<OnceModuleOptions>;

@@ -16,6 +16,7 @@ import {
   verifyReplay,
 } from '@once/engine';
 import { type JournalStore } from '@once/journal';
+import { ClusterNode } from '@once/cluster';
 import { type Subscription } from 'rxjs';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
@@ -42,7 +43,7 @@ export class OnceRuntime
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger('Once');
-  private nodeValue: OnceNode | undefined;
+  private nodeValue: OnceNode | ClusterNode | undefined;
   private authenticatorValue: OnceAuthenticator | undefined;
   private bootSubscription: Subscription | undefined;
   private readonly readyPromise: Promise<void>;
@@ -95,15 +96,17 @@ export class OnceRuntime
     return this.openPromise;
   }
 
-  get node(): OnceNode {
+  get node(): OnceNode | ClusterNode {
     if (!this.nodeValue) throw new Error('the once node is not open yet (module init has not run)');
     return this.nodeValue;
   }
   get engine(): Engine {
     return this.node.engine;
   }
+  /** The node's LevelDB journal: all of it on a single node, the applied copy in a cluster. */
   get journal(): JournalStore {
-    return this.node.journal;
+    const node = this.node;
+    return node instanceof ClusterNode ? node.localJournal : node.journal;
   }
   /** Undefined when the application provides no ONCE_AUTHENTICATOR: every REGISTER is refused. */
   get authenticator(): OnceAuthenticator | undefined {
@@ -132,7 +135,7 @@ export class OnceRuntime
   private async open(): Promise<void> {
     const { commands, states } = this.explorer.explore();
     this.authenticatorValue = this.resolveAuthenticator();
-    this.nodeValue = await OnceNode.open({
+    const nodeOptions = {
       dataDir: this.options.dataDir,
       commands,
       states,
@@ -146,9 +149,14 @@ export class OnceRuntime
       journal: this.options.journal,
       progressIntervalMs: this.options.progressIntervalMs,
       logger: this.logger,
-    });
+    };
+    // Verification reads the local journal alone, whatever the node's mode.
+    const cluster = this.options.verifyOnly ? undefined : this.options.cluster;
+    this.nodeValue = cluster
+      ? await ClusterNode.open({ ...nodeOptions, ...cluster })
+      : await OnceNode.open(nodeOptions);
     this.logger.log(
-      `data directory ${this.options.dataDir} open at op ${this.nodeValue.journal.lastOp}; ${commands.length} commands, ${states.length} states`,
+      `data directory ${this.options.dataDir} open at op ${this.journal.lastOp}; ${commands.length} commands, ${states.length} states${cluster ? `; node ${cluster.nodeId} of cluster ${cluster.clusterName ?? 'once'}` : ''}`,
     );
   }
 

@@ -5,6 +5,7 @@ import {
   type Engine,
   answerFrame,
   badFrameReply,
+  notLeaderAnswer,
   pingReply,
 } from '@once/engine';
 import { type ClientEntry } from '@once/client-table';
@@ -109,9 +110,11 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     const offPhase = engine.onPhase((phase) => {
       if (phase === 'failed') this.failAdmitted();
     });
+    const offTerm = engine.onTermEnd(() => this.leadershipEnded());
     this.unsubscribe = () => {
       offApplied();
       offPhase();
+      offTerm();
     };
   }
 
@@ -161,12 +164,18 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
       }
       const request = parsed.request;
       if (request.operation === Operation.Ping) {
-        return connection.send(pingReply(frame, this.commitOp, this.serving()));
+        const view = this.engineValue?.role.view;
+        return connection.send(pingReply(frame, this.commitOp, this.serving(), view));
       }
       if (!this.serving()) {
         const phase = this.stopping ? 'stopping' : (this.engineValue?.phase ?? 'opening');
         const message = `the node is ${phase}; retry the same frame later`;
         return this.answer(connection, frame, Status.NotReady, message);
+      }
+      if (!this.engine.role.writable) {
+        // A follower: its state may lag the leader's, and it cannot append.
+        const leader = this.engine.role.view.leader;
+        return connection.send(notLeaderAnswer(frame, leader, this.commitOp));
       }
       switch (request.operation) {
         case Operation.Register:
@@ -251,7 +260,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
         case 'full':
           // Hold this connection (TCP backpressure), then look again from the session rules.
           await verdict.room;
-          if (!this.serving(connection)) {
+          if (!this.serving(connection) || !this.engine.role.writable) {
             return this.answer(connection, frame, Status.NotReady, NOT_READY_MESSAGE);
           }
           continue;
@@ -314,10 +323,22 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     this.room.wakeAll();
   }
 
+  /**
+   * This cluster node stopped leading: what it admitted is answered
+   * NOT_READY, and every connection is closed, so each client fails over to
+   * the new leader and settles its in-doubt requests there by their cached
+   * replies (a bound connection here could no longer be served).
+   */
+  private leadershipEnded(): void {
+    this.failAdmitted();
+    for (const connection of this.connections.values()) connection.end();
+  }
+
   /** Journals that `client`'s holder went away, behind the session's admissions still on their way. */
   private journalRelease(client: ClientId): void {
     void this.flights.serialize(client, () => {
-      if (!this.engineValue?.ready) return; // At the next boot, the BOOT entry releases everything.
+      // At the next boot, or the next leader's first entry, a BOOT releases everything.
+      if (!this.engineValue?.ready || !this.engineValue.role.writable) return;
       try {
         this.engineValue.submitRelease(client);
       } catch (error) {

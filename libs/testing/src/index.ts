@@ -21,3 +21,5 @@ export {
   NatsStartError,
 } from './nats-cluster';
 export { FrameServer } from './frame-server';
+export { freePorts } from './free-ports';
+export { type NodePing, OnceCluster, type OnceClusterOptions } from './once-cluster';

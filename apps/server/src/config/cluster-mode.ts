@@ -1,16 +1,18 @@
+import { type OnceClusterOptions } from '@once/framework';
 import { type ServerConfig } from './server-config';
 
 /**
- * Why this build refuses `config`, or undefined when it can run it. Cluster
- * mode (`ONCE_NATS_SERVERS`) is read and validated, but the service does not
- * run on NATS yet: starting a single node when an operator asked for a
- * cluster would journal on the local disk alone while other nodes believe
- * they share one journal, so the service says so and stops instead.
+ * The cluster `config` names, or undefined for a single node: cluster mode
+ * is on exactly when `ONCE_NATS_SERVERS` is set (the settings check that
+ * `ONCE_NODE_ID` comes with it).
  */
-export function clusterModeRefusal(config: ServerConfig): string | undefined {
-  if (config.natsServers === undefined) return undefined;
-  return (
-    'cluster mode is not available in this build yet: ONCE_NATS_SERVERS (--nats-servers) ' +
-    'is set; unset it to run this node on its own'
-  );
+export function clusterOptionsOf(config: ServerConfig): OnceClusterOptions | undefined {
+  if (config.natsServers === undefined || config.nodeId === undefined) return undefined;
+  return {
+    natsServers: config.natsServers,
+    nodeId: config.nodeId,
+    clusterName: config.clusterName,
+    advertise: config.advertise ?? null,
+    replicas: config.clusterReplicas,
+  };
 }

@@ -1,4 +1,4 @@
-import { clusterModeRefusal } from './cluster-mode';
+import { clusterOptionsOf } from './cluster-mode';
 import {
   ConfigError,
   loadServerConfig,
@@ -218,15 +218,20 @@ describe('server settings', () => {
       expect(() => loadServerConfig(argv(), env)).toThrow(message);
     });
 
-    it('refuses to run while this build has no cluster mode, and runs a single node otherwise', () => {
+    it('runs a cluster node when ONCE_NATS_SERVERS is set, and a single node otherwise', () => {
       const cluster = loadServerConfig(argv(), {
-        ONCE_NATS_SERVERS: 'nats://n1:4222',
+        ONCE_NATS_SERVERS: 'nats://n1:4222,nats://n2:4222',
         ONCE_NODE_ID: 'n1',
+        ONCE_ADVERTISE: '10.0.0.1:7700',
       });
-      expect(clusterModeRefusal(cluster)).toMatch(
-        /^cluster mode is not available in this build yet: ONCE_NATS_SERVERS/,
-      );
-      expect(clusterModeRefusal(loadServerConfig(argv(), {}))).toBeUndefined();
+      expect(clusterOptionsOf(cluster)).toEqual({
+        natsServers: ['nats://n1:4222', 'nats://n2:4222'],
+        nodeId: 'n1',
+        clusterName: 'once',
+        advertise: '10.0.0.1:7700',
+        replicas: 3,
+      });
+      expect(clusterOptionsOf(loadServerConfig(argv(), {}))).toBeUndefined();
     });
   });
 

@@ -1,0 +1,42 @@
+import { type OnceNodeOptions } from '@once/engine';
+import { type JetStreamJournalOptions } from '../journal';
+
+/** Options of `ClusterNode.open`: a node's own options, and where its cluster is. */
+export interface ClusterNodeOptions extends OnceNodeOptions {
+  /** NATS servers of the cluster (`ONCE_NATS_SERVERS`), `nats://host:port` each. */
+  readonly natsServers: readonly string[];
+  /** This node's id (`ONCE_NODE_ID`): unique in the cluster, it names the lease's holder. */
+  readonly nodeId: string;
+  /** The cluster's name (`ONCE_CLUSTER_NAME`): names the stream and buckets. Default `once`. */
+  readonly clusterName?: string;
+  /** The `host:port` clients should use for this node (`ONCE_ADVERTISE`). Default null (none). */
+  readonly advertise?: string | null;
+  /** Copies of the stream and buckets JetStream keeps, when this node creates them. Default 3. */
+  readonly replicas?: number;
+  /**
+   * How long a lease lives without renewal, ms: bounds how long a dead
+   * leader blocks writes. Default 3000 ms.
+   */
+  readonly leaseTtlMs?: number;
+  /** How often the holder renews the lease and the others read it, ms. Default 1000 ms. */
+  readonly leaseRenewIntervalMs?: number;
+  /**
+   * A new leader's wait to apply everything the stream holds before it
+   * serves writes, ms; past it, the node gives the term up and tries again.
+   * Default 60 000 ms.
+   */
+  readonly catchUpTimeoutMs?: number;
+  /** Appends' tuning, as `JetStreamJournal` takes it (acknowledgement timeouts, group sizes). */
+  readonly stream?: Pick<
+    JetStreamJournalOptions,
+    | 'ackTimeoutMs'
+    | 'settleTimeoutMs'
+    | 'duplicateWindowMs'
+    | 'groupEntriesMax'
+    | 'groupBytesMax'
+    | 'groupsInFlightMax'
+    | 'leaderWaitMs'
+  >;
+}
+
+export const CATCH_UP_TIMEOUT_MS_DEFAULT = 60_000;

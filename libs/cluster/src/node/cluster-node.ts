@@ -1,0 +1,204 @@
+import { connect } from '@nats-io/transport-node';
+import { type NatsConnection } from '@nats-io/nats-core';
+import {
+  CommandRegistry,
+  Engine,
+  type EngineLogger,
+  type EngineSettings,
+  GENESIS_SETTINGS,
+  type PingClusterView,
+  type ReplayProgress,
+  SILENT_LOGGER,
+  StateRegistry,
+  type WriteRole,
+  replayPhase,
+  validateSettings,
+} from '@once/engine';
+import { JournalStore } from '@once/journal';
+import { settingDefault } from '@once/settings';
+import { type Observable, concat, defer, ignoreElements } from 'rxjs';
+import { StreamFollower } from '../follower';
+import { JetStreamJournal } from '../journal';
+import { ClusterLease, type LeaseRole } from '../lease';
+import { ClusterJournal } from './cluster-journal';
+import { type ClusterNodeOptions } from './cluster-node-options';
+import { type LeaderTerm, type TermHost } from './leader-term';
+import { RoleSwitch } from './role-switch';
+
+/**
+ * One node of a cluster: the engine over a {@link ClusterJournal}, the
+ * lease that decides who appends, and the follower that copies the stream
+ * into the local journal while another node leads.
+ *
+ * Boot: open the local journal and the stream → replay the local snapshot
+ * and journal → follow the stream from the local end (a local tail the
+ * stream disagrees with stops the boot, naming the op) → campaign for the
+ * lease → ready. A follower serves PING and answers everything else with
+ * the leader's address; leading and following are switched by
+ * {@link RoleSwitch} as the lease changes hands.
+ */
+export class ClusterNode implements WriteRole, TermHost {
+  readonly logger: EngineLogger;
+  readonly genesis;
+  #follower: StreamFollower | undefined;
+  #lease: ClusterLease | undefined;
+  #roles: RoleSwitch | undefined;
+  #stopped: Promise<void> | undefined;
+
+  private constructor(
+    readonly connection: NatsConnection,
+    readonly journal: ClusterJournal,
+    readonly engine: Engine,
+    readonly options: ClusterNodeOptions,
+  ) {
+    this.logger = options.logger ?? SILENT_LOGGER;
+    this.genesis = options.genesis ?? [];
+    engine.setRole(this);
+  }
+
+  /** Opens the local journal, connects to NATS and opens the cluster's stream. */
+  static async open(options: ClusterNodeOptions): Promise<ClusterNode> {
+    const local = await JournalStore.open(options.dataDir, {
+      notice: (message) => options.logger?.warn(message),
+      ...options.journal,
+    });
+    let connection: NatsConnection | undefined;
+    try {
+      connection = await connect({
+        servers: [...options.natsServers],
+        name: `once-${options.nodeId}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+      });
+      const stream = await JetStreamJournal.open({
+        connection,
+        snapshots: local,
+        clusterName: options.clusterName,
+        replicas: options.replicas,
+        ...options.stream,
+      });
+      const journal = new ClusterJournal(local, stream, options.nodeId);
+      const engine = new Engine({
+        journal,
+        commands: new CommandRegistry(options.commands),
+        states: new StateRegistry(options.states),
+        snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
+        logger: options.logger,
+      });
+      return new ClusterNode(connection, journal, engine, options);
+    } catch (error) {
+      await connection?.close().catch(() => undefined);
+      await local.close();
+      throw error;
+    }
+  }
+
+  /** The local journal: the node's applied copy of the stream, and its snapshots. */
+  get localJournal(): JournalStore {
+    return this.journal.local;
+  }
+
+  get nodeId(): string {
+    return this.options.nodeId;
+  }
+
+  /** The limits this node journals when it takes over: the options over the genesis defaults. */
+  get desiredSettings(): EngineSettings {
+    return validateSettings({ ...GENESIS_SETTINGS, ...this.options.settings });
+  }
+
+  /** The current term, while this node leads. */
+  get term(): LeaderTerm | undefined {
+    return this.#roles?.term;
+  }
+
+  /** True while this node leads and its takeover settled: the gateway admits writes. */
+  get writable(): boolean {
+    return this.term?.serving === true;
+  }
+
+  get view(): PingClusterView {
+    const node = this.options.nodeId;
+    if (this.writable) return { node, role: 'leader', leader: this.options.advertise ?? null };
+    const role: LeaseRole = this.#lease?.role() ?? { role: 'none' };
+    if (role.role === 'follower') return { node, role: 'follower', leader: role.holder.advertise };
+    return { node, role: 'none', leader: null };
+  }
+
+  /** Replays the local state, follows the stream, joins the lease; completes once the node serves. */
+  boot(): Observable<ReplayProgress> {
+    const { engine } = this;
+    return concat(
+      replayPhase(engine, this.options),
+      defer(async () => {
+        engine.setPhase('settling');
+        engine.attachToJournal();
+        await this.follow();
+        this.#lease = new ClusterLease({
+          connection: this.connection,
+          nodeId: this.options.nodeId,
+          advertise: this.options.advertise ?? null,
+          clusterName: this.options.clusterName,
+          replicas: this.options.replicas,
+          ttlMs: this.options.leaseTtlMs,
+          renewIntervalMs: this.options.leaseRenewIntervalMs,
+          logger: this.logger,
+        });
+        this.#roles = new RoleSwitch(this, this.#lease);
+        await this.#lease.start();
+        engine.setPhase('ready');
+      }).pipe(ignoreElements()),
+    );
+  }
+
+  /**
+   * Follows the stream from the local journal's end. The local tail is
+   * checked against the stream first; a failure to copy later is fatal (the
+   * local journal can no longer mirror the stream): the node stops serving.
+   */
+  async follow(): Promise<StreamFollower> {
+    this.#follower = await StreamFollower.start(
+      this.journal.stream,
+      this.journal.local,
+      (error) => {
+        this.logger.error(`following the cluster's stream failed: ${error.message}`);
+        this.engine.setPhase('failed');
+      },
+    );
+    return this.#follower;
+  }
+
+  /** Stops copying the stream (a leader copies its own acknowledgements instead). */
+  async unfollow(): Promise<void> {
+    const follower = this.#follower;
+    this.#follower = undefined;
+    await follower?.stop();
+  }
+
+  /** The follower's progress: the highest op handed to the local journal. */
+  get copiedOp(): number {
+    return this.#follower?.copiedOp ?? this.journal.local.lastOp;
+  }
+
+  writerFailed(error: Error): void {
+    this.#roles?.writerFailed(error);
+  }
+
+  /**
+   * Graceful stop: no more role changes; what was admitted commits; a
+   * snapshot is written; the journals close; then the lease is released, so
+   * another node takes over without waiting for it to expire.
+   */
+  stop(options?: { snapshot?: boolean }): Promise<void> {
+    this.#stopped ??= this.shutDown(options);
+    return this.#stopped;
+  }
+
+  private async shutDown(options?: { snapshot?: boolean }): Promise<void> {
+    await this.#roles?.freeze();
+    await this.unfollow();
+    await this.engine.stop(options);
+    await this.#lease?.stop();
+    await this.connection.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,5 @@
+export { ClusterJournal } from './cluster-journal';
+export { ClusterNode } from './cluster-node';
+export { type ClusterNodeOptions } from './cluster-node-options';
+export { LeaderTerm } from './leader-term';
+export { NotLeaderError } from './not-leader.error';

@@ -1,0 +1,148 @@
+import { JetStreamJournal } from '../journal';
+import { type ClusterLease } from '../lease';
+import { CATCH_UP_TIMEOUT_MS_DEFAULT } from './cluster-node-options';
+import { type ClusterNode } from './cluster-node';
+import { LeaderTerm } from './leader-term';
+
+/** How long a node that could not take up its leadership waits before trying again. */
+const RETRY_AFTER_MS = 1_000;
+/** How often a new leader looks at how far it applied while catching up. */
+const CATCH_UP_POLL_MS = 10;
+
+/**
+ * Leading and following, switched as the lease changes hands; one switch at
+ * a time, in the order the lease reported the changes.
+ *
+ * Taking over: open a writer on the stream (it starts after the stream's
+ * last message), apply everything up to there, stop following, then start
+ * the {@link LeaderTerm}. Should the stream have moved on meanwhile (a
+ * deposed leader's late append), the takeover is abandoned and tried again;
+ * the writer's expected last sequence would have refused our appends anyway.
+ *
+ * Stepping down (the lease was lost, or an append was refused or failed):
+ * end the term at once, then follow the stream from the local end.
+ */
+export class RoleSwitch {
+  term: LeaderTerm | undefined;
+  #queue: Promise<void> = Promise.resolve();
+  #frozen = false;
+  #retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly node: ClusterNode,
+    private readonly lease: ClusterLease,
+  ) {
+    lease.onChange((role) => {
+      // Losing the lease ends the term now, not after a takeover still settling.
+      if (role.role !== 'leader') this.term?.end(new Error('the cluster lease was lost'));
+      this.schedule();
+    });
+  }
+
+  /** The term's writer failed: end it, then take it up again if the lease is still ours. */
+  writerFailed(error: Error): void {
+    this.term?.end(error);
+    this.schedule();
+  }
+
+  /** No more switches (a graceful stop); resolves once the one under way is done. */
+  async freeze(): Promise<void> {
+    this.#frozen = true;
+    clearTimeout(this.#retry);
+    await this.#queue;
+  }
+
+  private schedule(): void {
+    this.#queue = this.#queue
+      .then(() => this.settle())
+      .catch((error: unknown) => {
+        this.node.logger.error(`cluster role switch failed: ${String(error)}`);
+        this.retryLater();
+      });
+  }
+
+  private retryLater(): void {
+    if (this.#frozen) return;
+    clearTimeout(this.#retry);
+    this.#retry = setTimeout(() => this.schedule(), RETRY_AFTER_MS);
+    this.#retry.unref();
+  }
+
+  private get leads(): boolean {
+    return !this.#frozen && this.lease.role().role === 'leader';
+  }
+
+  private async settle(): Promise<void> {
+    if (this.#frozen) return;
+    if (this.term && (!this.leads || this.term.ended)) await this.stepDown();
+    if (!this.term && this.leads) await this.takeOver();
+  }
+
+  private async stepDown(): Promise<void> {
+    const term = this.term!;
+    this.term = undefined;
+    term.end(new Error('the cluster lease was lost'));
+    this.node.logger.log(`${this.node.nodeId}: left term ${term.number}; following the stream`);
+    await this.node.follow();
+    if (this.leads) this.retryLater();
+  }
+
+  private async takeOver(): Promise<void> {
+    const role = this.lease.role();
+    if (role.role !== 'leader') return;
+    const { node } = this;
+    const writer = await JetStreamJournal.open({
+      connection: node.connection,
+      snapshots: node.journal.local,
+      clusterName: node.options.clusterName,
+      replicas: node.options.replicas,
+      ...node.options.stream,
+    });
+    const target = writer.lastOp;
+    if (!(await this.catchUp(target))) {
+      await writer.close();
+      if (this.leads) this.retryLater();
+      return;
+    }
+    await node.unfollow();
+    if (node.journal.local.lastOp !== target || node.engine.commitOp !== target) {
+      node.logger.warn(
+        `${node.nodeId}: the stream moved past op ${target} while taking over; trying again`,
+      );
+      await writer.close();
+      await node.follow();
+      this.retryLater();
+      return;
+    }
+    const term = new LeaderTerm(role.term, writer, node);
+    this.term = term;
+    try {
+      await term.settle(target === 0);
+    } catch (error) {
+      node.logger.warn(`${node.nodeId}: term ${role.term} could not settle: ${String(error)}`);
+      await this.stepDown();
+      return;
+    }
+    if (!term.ended) {
+      node.logger.log(`${node.nodeId}: leads term ${role.term} from op ${target}`);
+    }
+  }
+
+  /** Waits until the engine applied op `target`; false if the lease went, the node failed or time ran out. */
+  private async catchUp(target: number): Promise<boolean> {
+    const { engine } = this.node;
+    const timeoutMs = this.node.options.catchUpTimeoutMs ?? CATCH_UP_TIMEOUT_MS_DEFAULT;
+    const deadline = Date.now() + timeoutMs;
+    while (engine.commitOp < target) {
+      if (!this.leads || engine.phase === 'failed') return false;
+      if (Date.now() > deadline) {
+        this.node.logger.warn(
+          `${this.node.nodeId}: applied op ${engine.commitOp} of ${target} after ${timeoutMs} ms; giving the takeover up for now`,
+        );
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
+    }
+    return this.leads;
+  }
+}

@@ -1,0 +1,155 @@
+import { Operation } from '@once/protocol';
+import { eventually } from './eventually';
+import { freePorts } from './free-ports';
+import { NatsCluster } from './nats-cluster';
+import { RawClient, bodyJson } from './raw-client';
+import { ServiceProcess, type ServiceProcessOptions } from './service-process';
+
+/** Options of {@link OnceCluster.start}. */
+export interface OnceClusterOptions {
+  /** NATS servers (JetStream, clustered). Default 3. */
+  readonly natsServers?: number;
+  /** Once nodes. Default 3. */
+  readonly nodes?: number;
+  /** The cluster's name (`ONCE_CLUSTER_NAME`). Default `once`. */
+  readonly clusterName?: string;
+  /** Copies JetStream keeps of the stream (`ONCE_CLUSTER_REPLICAS`). Default: the NATS server count. */
+  readonly replicas?: number;
+  /** Environment every node gets (limits, log level). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** What each node runs and how it is awaited, as `ServiceProcess` takes it (not `env`, `dataDir`). */
+  readonly service?: Omit<ServiceProcessOptions, 'env' | 'dataDir'>;
+}
+
+/** What one node says of itself in its PING reply. */
+export interface NodePing {
+  readonly ready: boolean;
+  readonly commit: number;
+  readonly node: string | null;
+  readonly role: 'leader' | 'follower' | 'none';
+  readonly leader: string | null;
+}
+
+/**
+ * A whole cluster on loopback for tests: N `nats-server` processes (see
+ * {@link NatsCluster}) and M once nodes as child processes, each on a port
+ * chosen before it starts (it advertises `127.0.0.1:<port>`) and its own
+ * data directory. Any node or NATS server can be SIGKILLed and restarted on
+ * the same port and directory; `cleanup()` kills everything and deletes it.
+ */
+export class OnceCluster {
+  private constructor(
+    readonly nats: NatsCluster,
+    readonly nodes: ServiceProcess[],
+  ) {}
+
+  static async start(options: OnceClusterOptions = {}): Promise<OnceCluster> {
+    const nats = await NatsCluster.start({ servers: options.natsServers ?? 3 });
+    const count = options.nodes ?? 3;
+    const ports = await freePorts(count);
+    const nodes: ServiceProcess[] = [];
+    try {
+      // One at a time: the first creates the stream and buckets the others find.
+      for (let i = 0; i < count; i++) {
+        nodes.push(
+          await ServiceProcess.start({
+            readyTimeoutMs: 60_000,
+            ...options.service,
+            env: {
+              ...options.env,
+              ONCE_PORT: String(ports[i]),
+              ONCE_NATS_SERVERS: nats.urls.join(','),
+              ONCE_NODE_ID: `node${i + 1}`,
+              ONCE_ADVERTISE: `127.0.0.1:${ports[i]}`,
+              ONCE_CLUSTER_NAME: options.clusterName ?? 'once',
+              ONCE_CLUSTER_REPLICAS: String(options.replicas ?? nats.urls.length),
+            },
+          }),
+        );
+      }
+    } catch (error) {
+      await Promise.allSettled(nodes.map((node) => node.cleanup()));
+      await nats.cleanup();
+      throw error;
+    }
+    return new OnceCluster(nats, nodes);
+  }
+
+  /** Every node's `host:port`, in node order. */
+  get addresses(): { host: string; port: number }[] {
+    return this.nodes.map((node) => node.address);
+  }
+
+  /** Asks node `index` for its PING body; undefined when it does not answer. */
+  async ping(index: number): Promise<NodePing | undefined> {
+    const node = this.nodes[index];
+    if (!node.running) return undefined;
+    let client: RawClient | undefined;
+    try {
+      client = await RawClient.connect(node.port, '127.0.0.1');
+      return bodyJson(
+        await client.request({ operation: Operation.Ping }, undefined, 2000),
+      ) as NodePing;
+    } catch {
+      return undefined;
+    } finally {
+      client?.destroy();
+    }
+  }
+
+  /**
+   * The index of the node that says it leads, once exactly one running node
+   * does and every other running node names it; waits up to `timeoutMs`.
+   */
+  async leader(timeoutMs = 30_000): Promise<number> {
+    let found = -1;
+    let seen: (NodePing | undefined)[] = [];
+    await eventually(
+      async () => {
+        seen = await Promise.all(this.nodes.map((_, index) => this.ping(index)));
+        const leaders = seen.flatMap((ping, index) => (ping?.role === 'leader' ? [index] : []));
+        if (leaders.length !== 1) return false;
+        const address = `127.0.0.1:${this.nodes[leaders[0]].port}`;
+        found = leaders[0];
+        return seen.every((ping) => !ping || ping.role === 'leader' || ping.leader === address);
+      },
+      'one leader named by every running node',
+      timeoutMs,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; last PING bodies: ${JSON.stringify(seen)}`);
+    });
+    return found;
+  }
+
+  /** Waits until every running node applied op `op` or later. */
+  async appliedEverywhere(op: number, timeoutMs = 30_000): Promise<void> {
+    await eventually(
+      async () => {
+        for (const [index, node] of this.nodes.entries()) {
+          if (!node.running) continue;
+          const ping = await this.ping(index);
+          if (!ping || ping.commit < op) return false;
+        }
+        return true;
+      },
+      `every running node at op ${op}`,
+      timeoutMs,
+    );
+  }
+
+  /** SIGKILL of node `index`. */
+  kill(index: number): Promise<void> {
+    return this.nodes[index].crash();
+  }
+
+  /** Starts node `index` again on its port and data directory; resolves once it serves PING. */
+  async restart(index: number): Promise<void> {
+    await this.nodes[index].restart();
+  }
+
+  /** Kills every node and NATS server and deletes their directories. */
+  async cleanup(): Promise<void> {
+    await Promise.allSettled(this.nodes.map((node) => node.cleanup()));
+    await this.nats.cleanup();
+  }
+}
