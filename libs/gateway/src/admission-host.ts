@@ -8,6 +8,8 @@ import { type GatewayConnection } from './gateway-connection';
  */
 export interface AdmissionHost {
   readonly engine: Engine;
+  /** Where refusals worth an operator's attention are logged. */
+  readonly logger: { warn(message: string): void };
   /** The node takes requests (ready, not stopping) and, if given, `connection` is still open. */
   serving(connection?: GatewayConnection): boolean;
   /** Answers `frame` with a non-OK REPLY echoing it (nothing journaled). */

@@ -59,7 +59,7 @@ type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
  */
 export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   readonly writeBufferBytesMax: number;
-  private readonly logger = new Logger('OnceGateway');
+  readonly logger = new Logger('OnceGateway');
   private readonly connections = new Map<number, GatewayConnection>();
   private readonly flights = new SessionFlights<GatewayConnection>();
   private readonly router: ReplyRouter;

@@ -16,7 +16,7 @@ import {
   fenceVerdict,
   resumeVerdict,
 } from '@once/framework';
-import { EntryKind, type EntryDraft } from '@once/journal';
+import { EntryKind, type EntryDraft, InvalidEntryError } from '@once/journal';
 import { type Frame, Operation, type ParsedRequest, Status } from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
@@ -176,12 +176,25 @@ export class ReplicatedAdmission {
     }
   }
 
-  /** Appends; false when the node takes no writes (answered NOT_READY then). */
+  /**
+   * Appends; false when the node takes no writes (answered NOT_READY then)
+   * or the journal refuses the entry (answered INVALID_REQUEST: in cluster
+   * mode an entry must fit one NATS message, which can be smaller than a
+   * frame; a retry would be refused the same way, so it is not invited).
+   */
   private append(connection: GatewayConnection, frame: Frame, draft: EntryDraft): boolean {
     try {
       this.host.engine.submit(draft);
       return true;
     } catch (error) {
+      if (error instanceof InvalidEntryError) {
+        this.host.logger.warn(
+          `client ${draft.client} request ${draft.request} refused by the journal: ${error.message}`,
+        );
+        const message = `the request makes a journal entry this node cannot store (${draft.body.byteLength} body bytes); send a smaller one`;
+        this.host.answer(connection, frame, Status.InvalidRequest, message);
+        return false;
+      }
       if (!(error instanceof EngineUnavailableError)) throw error;
       // Unless the failure already answered it (failInFlight cleared its flight).
       if (this.flights.inFlight(draft.client, draft.session, draft.request)) {

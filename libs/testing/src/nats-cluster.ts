@@ -12,6 +12,8 @@ export interface NatsClusterOptions {
   readonly bin?: string;
   /** How long `start`/`restart` wait for the servers to be ready. Default 30 s. */
   readonly readyTimeoutMs?: number;
+  /** The servers' `max_payload`: the largest message a client may publish. Default NATS's (1 MiB). */
+  readonly maxPayloadBytes?: number;
 }
 
 /** `nats-server` is not on this machine: the message says how to install it. */
@@ -73,7 +75,9 @@ export class NatsCluster {
         output: '',
       });
     }
-    for (const member of members) await writeFile(member.configFile, configOf(member, members));
+    for (const member of members) {
+      await writeFile(member.configFile, configOf(member, members, options.maxPayloadBytes));
+    }
     const cluster = new NatsCluster(bin, root, members, options.readyTimeoutMs ?? 30_000);
     try {
       await Promise.all(members.map((_, index) => cluster.launch(index)));
@@ -175,10 +179,15 @@ export class NatsCluster {
 }
 
 /** A server's configuration: client and route listeners on loopback, JetStream on its store. */
-function configOf(member: Member, members: readonly Member[]): string {
+function configOf(
+  member: Member,
+  members: readonly Member[],
+  maxPayloadBytes: number | undefined,
+): string {
   const lines = [
     `server_name: ${member.name}`,
     `listen: 127.0.0.1:${member.clientPort}`,
+    ...(maxPayloadBytes === undefined ? [] : [`max_payload: ${maxPayloadBytes}`]),
     `jetstream {`,
     `  store_dir: ${JSON.stringify(member.storeDir)}`,
     `  max_memory_store: 256MB`,

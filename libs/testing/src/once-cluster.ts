@@ -9,6 +9,8 @@ import { ServiceProcess, type ServiceProcessOptions } from './service-process';
 export interface OnceClusterOptions {
   /** NATS servers (JetStream, clustered). Default 3. */
   readonly natsServers?: number;
+  /** The NATS servers' `max_payload`, bytes. Default NATS's (1 MiB). */
+  readonly natsMaxPayloadBytes?: number;
   /** Once nodes. Default 3. */
   readonly nodes?: number;
   /** The cluster's name (`ONCE_CLUSTER_NAME`). Default `once`. */
@@ -44,7 +46,10 @@ export class OnceCluster {
   ) {}
 
   static async start(options: OnceClusterOptions = {}): Promise<OnceCluster> {
-    const nats = await NatsCluster.start({ servers: options.natsServers ?? 3 });
+    const nats = await NatsCluster.start({
+      servers: options.natsServers ?? 3,
+      maxPayloadBytes: options.natsMaxPayloadBytes,
+    });
     const count = options.nodes ?? 3;
     const ports = await freePorts(count);
     const nodes: ServiceProcess[] = [];

@@ -1,0 +1,109 @@
+import { Command, Status, randomClientId } from '@once/protocol';
+import { OnceCluster, RawClient, bodyJson } from '@once/testing';
+import { commandOk, registerOk } from '../support/sessions';
+import { ADMIN_PASSWORD, accountName } from '../support/wire';
+
+jest.setTimeout(120_000);
+
+/** 64 KiB: a NATS message smaller than the gateway's 1 MiB frame limit. */
+const MAX_PAYLOAD_BYTES = 64 * 1024;
+
+/**
+ * What a client sees of a cluster's nodes: PING says who leads, a follower
+ * sends writes and reads to the leader's address, and an entry the
+ * cluster's journal cannot carry is refused with the status PROTOCOL.md
+ * names for a request the client must change, never retried forever.
+ */
+describe('given one NATS server and two once nodes', () => {
+  let cluster: OnceCluster;
+  let leader: number;
+  let follower: number;
+  beforeAll(async () => {
+    cluster = await OnceCluster.start({
+      natsServers: 1,
+      nodes: 2,
+      natsMaxPayloadBytes: MAX_PAYLOAD_BYTES,
+      env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    });
+    leader = await cluster.leader();
+    follower = 1 - leader;
+  });
+  afterAll(() => cluster?.cleanup());
+
+  const addressOf = (index: number) => `127.0.0.1:${cluster.nodes[index].port}`;
+
+  it('when each node is PINGed, then each names itself, its role and the leader’s advertised address', async () => {
+    await expect(cluster.ping(leader)).resolves.toMatchObject({
+      ready: true,
+      node: `node${leader + 1}`,
+      role: 'leader',
+      leader: addressOf(leader),
+    });
+    await expect(cluster.ping(follower)).resolves.toMatchObject({
+      ready: true,
+      node: `node${follower + 1}`,
+      role: 'follower',
+      leader: addressOf(leader),
+    });
+  });
+
+  it('when a client REGISTERs or sends a COMMAND to the follower, then it is answered NOT_READY naming the leader, and nothing is journaled', async () => {
+    const raw = await RawClient.connect(cluster.nodes[follower].port);
+    try {
+      const before = (await cluster.ping(follower))!.commit;
+      const client = randomClientId();
+      const register = await raw.register(client, 'admin', ADMIN_PASSWORD);
+      expect(register.header).toMatchObject({ command: Command.Reply, status: Status.NotReady });
+      expect(bodyJson(register)).toEqual({
+        ok: false,
+        error: {
+          code: 'NOT_READY',
+          message: `this node is a follower; the leader is at ${addressOf(leader)}`,
+          leader: addressOf(leader),
+        },
+      });
+      const command = await raw.command(client, 1, 1, 'ledger.open', { account: 'x' });
+      expect(command.header.status).toBe(Status.NotReady);
+      expect(bodyJson(command)).toMatchObject({ error: { leader: addressOf(leader) } });
+      expect((await cluster.ping(leader))!.commit).toBe(before);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  it('when a session written on the leader is read back, then the follower has applied the same op', async () => {
+    const raw = await RawClient.connect(cluster.nodes[leader].port);
+    try {
+      const { session } = await registerOk(raw, randomClientId());
+      const reply = await commandOk(raw, session, 1, 'ledger.open', { account: accountName('c') });
+      await cluster.appliedEverywhere(reply.header.commit);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  it('when a COMMAND makes an entry larger than a NATS message, then it is refused INVALID_REQUEST with nothing journaled, and its number serves a smaller request', async () => {
+    const raw = await RawClient.connect(cluster.nodes[leader].port);
+    try {
+      const { session } = await registerOk(raw, randomClientId());
+      const account = accountName('big');
+      const huge = await raw.command(
+        session.client,
+        session.epoch,
+        1,
+        'ledger.open',
+        { account, note: 'x'.repeat(MAX_PAYLOAD_BYTES + 1) },
+        session.resumeToken,
+      );
+      expect(huge.header).toMatchObject({ command: Command.Reply, status: Status.InvalidRequest });
+      expect(bodyJson(huge)).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/cannot store/) },
+      });
+      await commandOk(raw, session, 1, 'ledger.open', { account });
+      await commandOk(raw, session, 2, 'ledger.deposit', { account, amount: 3 });
+    } finally {
+      raw.destroy();
+    }
+  });
+});
