@@ -260,7 +260,7 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
       expect(follower.received.slice(0, 2)).toEqual([5, 1]);
     });
 
-    it('when learning is turned off, then the follower is the only node and connect() keeps waiting on its NOT_READY', async () => {
+    it('when learning is turned off, then the follower is the only node (its NOT_READY naming B is not followed) and connect() keeps waiting on its NOT_READY', async () => {
       const before = follower.received.length;
       const connecting = connect([at(follower.port)], {
         learnNodes: false,
@@ -272,6 +272,77 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
       expect((failure as Error).message).toContain('no session bound after 5 reconnect attempts');
       expect(follower.received.slice(before)).toContain(1);
       expect(follower.received.slice(before)).not.toContain(5);
+    });
+  });
+
+  describe('and two cluster followers F and G that answer NOT_READY naming B as their leader', () => {
+    let f: LeaderReportingNode;
+    let g: LeaderReportingNode;
+    beforeAll(async () => {
+      f = await LeaderReportingNode.start(`127.0.0.1:${b.port}`);
+      g = await LeaderReportingNode.start(`127.0.0.1:${b.port}`);
+    });
+    afterAll(async () => {
+      await f?.close();
+      await g?.close();
+    });
+
+    it('when A is cut with deposits in doubt and F is next, then F sends the client straight to B (past G, listed before it), which settles every deposit under its own number exactly once', async () => {
+      // Given a client bound through A, F next in its list, then G, then B
+      const { client, events } = await connect([at(a.port), at(f.port), at(g.port), at(b.port)]);
+      clients.push(client);
+      expect(client.node).toEqual(at(a.port));
+      await client.command('ledger.open', { account: 'hinted' });
+      const session = { clientId: client.identity.clientId, epoch: client.identity.epoch };
+      const run = new DepositRun(client, 'hinted', TOTAL);
+
+      // When A is cut with deposits in doubt (deposit k is request k + 1)
+      await run.settledAtLeast(30);
+      await run.cutInDoubt(a, IN_FLIGHT, balanceOf('hinted'));
+      const firstInDoubt = run.settled + 2;
+
+      // Then F was offered the oldest deposit in doubt under its number, and named B
+      await expectExactlyOnce(client, run, 'hinted', session, events);
+      expect(f.commands).toEqual([firstInDoubt]);
+      expect(events).toContainEqual({
+        type: 'disconnected',
+        reason: `127.0.0.1:${f.port} is not ready (NOT_READY); it names 127.0.0.1:${b.port} as the leader`,
+      });
+      // and the next connection went to B: G was never contacted
+      expect(g.received).toEqual([]);
+      expect(nodesBound(events)).toEqual([at(b.port)]);
+      expect(client.node).toEqual(at(b.port));
+      expect(events).toContainEqual({ type: 'resumed', how: 'token', ...session });
+    });
+  });
+
+  describe('and two cluster followers that name each other as the leader', () => {
+    let f: LeaderReportingNode;
+    let g: LeaderReportingNode;
+    beforeAll(async () => {
+      f = await LeaderReportingNode.start(null);
+      g = await LeaderReportingNode.start(`127.0.0.1:${f.port}`);
+      f.leader = `127.0.0.1:${g.port}`;
+    });
+    afterAll(async () => {
+      await f?.close();
+      await g?.close();
+    });
+
+    it('when a client is given one of them, then it follows one hint per round, keeps its backoff rounds, and connect() gives up after maxAttempts rounds', async () => {
+      const maxAttempts = 3;
+      const failure: unknown = await connect([at(f.port)], {
+        reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts },
+      }).catch((error: unknown) => error);
+
+      expect(failure).toBeInstanceOf(ConnectError);
+      expect((failure as Error).message).toContain(
+        `no session bound after ${maxAttempts} reconnect attempts`,
+      );
+      // Rounds 0 to maxAttempts, three REGISTERs each: the node a round starts
+      // on, the one its hint names (followed at once), the next of the walk
+      const registers = [...f.received, ...g.received].filter((operation) => operation === 1);
+      expect(registers).toHaveLength(3 * (maxAttempts + 1));
     });
   });
 });

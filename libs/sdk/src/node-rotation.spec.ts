@@ -26,6 +26,11 @@ function failures(policy: NodeRotation, count: number, notReady = false): string
   return Array.from({ length: count }, () => describeAttempt(policy.failed(notReady)));
 }
 
+/** Each attempt in turn answered NOT_READY naming the given leader: where each hint sent the next one. */
+function hints(policy: NodeRotation, ...leaders: NodeAddress[]): string[] {
+  return leaders.map((leader) => describeAttempt(policy.redirected(leader)));
+}
+
 function describeAttempt(next: NextAttempt): string {
   const round = next.newRound ? ` +${next.round}` : '';
   const name = NAMES.find(([address]) => sameNodeAddress(address, next.node))?.[1] ?? '?';
@@ -124,6 +129,95 @@ describe('NodeRotation', () => {
     expect(learnt.filter(Boolean)).toHaveLength(LEARNED_NODES_MAX);
     expect(policy.nodes).toHaveLength(2 + LEARNED_NODES_MAX);
     expect(policy.nodes.slice(0, 2)).toEqual([A, B]);
+  });
+
+  describe('a NOT_READY naming the leader', () => {
+    it('sends the next attempt to that node at once, in the round under way, whose walk then goes on from it', () => {
+      const policy = rotation(A, B, C);
+      expect(policy.redirected(C)).toEqual({
+        node: C,
+        delayMs: 0,
+        newRound: false,
+        round: 0,
+        notReadyInLastRound: false,
+      });
+      // after C, every other node once: a stale hint hides no node
+      expect(failures(policy, 3)).toEqual(['A@0', 'B@0', 'C@10 +1']);
+    });
+
+    it('adds an unknown leader to the list and tries it next', () => {
+      const policy = rotation(A, B);
+      expect(hints(policy, C)).toEqual(['C@0']);
+      expect(policy.nodes).toEqual([A, B, C]);
+      expect(failures(policy, 3)).toEqual(['A@0', 'B@0', 'C@10 +1']);
+    });
+
+    it('counts as NOT_READY for the round, so that a first connect keeps waiting for the leader', () => {
+      const policy = rotation(A, B);
+      policy.redirected(B);
+      policy.failed(); // B unreachable
+      expect(policy.failed()).toMatchObject({ node: B, newRound: true, notReadyInLastRound: true });
+    });
+
+    it('two nodes naming each other get one hint followed per round, the rounds keeping their backoff', () => {
+      const policy = rotation(A, B);
+      expect(hints(policy, B, A, B, A, B, A, B)).toEqual([
+        'B@0', // followed
+        'A@0', // spent: the next node of the walk, as for any NOT_READY
+        'B@10 +1',
+        'A@0', // the wait restored the allowance
+        'B@0',
+        'A@20 +2',
+        'B@0',
+      ]);
+    });
+
+    it('a node naming itself is passed over like any NOT_READY node', () => {
+      expect(hints(rotation(A, B), A, B)).toEqual(['B@0', 'A@10 +1']);
+      expect(hints(rotation(A), A, A, A)).toEqual(['A@10 +1', 'A@20 +2', 'A@40 +3']);
+    });
+
+    it('a bind does not restore the allowance: nodes that bind, then name each other, still wait', () => {
+      const policy = rotation(A, B);
+      expect(hints(policy, B)).toEqual(['B@0']);
+      policy.succeeded(); // bound on B, which later answers NOT_READY naming A
+      expect(hints(policy, A)).toEqual(['A@10 +1']);
+      policy.succeeded(); // bound on A after the wait
+      expect(hints(policy, B)).toEqual(['B@0']);
+    });
+
+    it('from a bound connection, starts a walk from the leader without delay, the round after it being round 1', () => {
+      const policy = rotation(A, B, C);
+      policy.succeeded(); // bound on A
+      expect(hints(policy, C)).toEqual(['C@0']);
+      expect(failures(policy, 4)).toEqual(['A@0', 'B@0', 'C@10 +1', 'A@0']);
+    });
+
+    it('still learns a leader named while the allowance is spent, for the attempts to come', () => {
+      const policy = rotation(A, B);
+      expect(hints(policy, B, C)).toEqual(['B@0', 'C@0']); // C joins the walk after B
+      expect(policy.nodes).toEqual([A, B, C]);
+      expect(failures(policy, 2)).toEqual(['A@0', 'B@10 +1']);
+    });
+
+    it('without addUnknown, follows a leader only among the nodes it knows', () => {
+      const policy = rotation(A, B, C);
+      expect(describeAttempt(policy.redirected({ host: 'd.example', port: 7700 }, false))).toBe(
+        'B@0',
+      );
+      expect(policy.nodes).toEqual([A, B, C]);
+      expect(describeAttempt(policy.redirected(A, false))).toBe('A@0');
+    });
+
+    it(`does not follow an unknown leader once ${LEARNED_NODES_MAX} addresses were learnt`, () => {
+      const policy = rotation(A, B);
+      for (let index = 0; index < LEARNED_NODES_MAX; index++) {
+        policy.learn({ host: `n${index}.example`, port: 7700 });
+      }
+      const next = policy.redirected({ host: 'one-too-many.example', port: 7700 });
+      expect(next.node).toEqual(B);
+      expect(policy.nodes).toHaveLength(2 + LEARNED_NODES_MAX);
+    });
   });
 
   it('copies the configured list: a caller changing its array changes nothing', () => {

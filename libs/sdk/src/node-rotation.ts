@@ -41,6 +41,10 @@ export interface NextAttempt {
  * A bind ends the round and resets the count. The list only grows: addresses
  * learnt from nodes are appended (at most {@link LEARNED_NODES_MAX}), and a
  * configured node is never removed.
+ *
+ * A follower that cannot serve names its leader in its NOT_READY
+ * ({@link redirected}): the client goes there next, at once, inside the
+ * round under way, rather than walking the list to it.
  */
 export class NodeRotation {
   private readonly list: NodeAddress[];
@@ -49,11 +53,13 @@ export class NodeRotation {
   private index = 0;
   /** Attempts of the current round still to make after the one under way; -1 once bound. */
   private remaining: number;
-  /** The node the current round began with. */
+  /** The node the current round began with (or the leader hint it last followed). */
   private roundStart = 0;
   /** Rounds started since the last bind (0: the first connect's round). */
   private rounds = 0;
   private notReadyInRound = false;
+  /** A leader hint may be followed at once: spent by following one, restored by a backoff wait. */
+  private hintAllowed = true;
 
   constructor(
     configured: readonly NodeAddress[],
@@ -99,7 +105,42 @@ export class NodeRotation {
     this.roundStart = this.index;
     this.remaining = this.list.length - 1;
     this.notReadyInRound = false;
+    this.hintAllowed = true;
     return this.attempt(this.backoff.delay(this.rounds), true, notReadyInLastRound);
+  }
+
+  /**
+   * The attempt on {@link current} was answered NOT_READY naming `leader`,
+   * the address its cluster's leader advertises: where to go next.
+   *
+   * The hint is followed at once: `leader` joins the list when unknown (only
+   * with `addUnknown`, and within {@link LEARNED_NODES_MAX}) and is the next
+   * attempt, with no delay and no new round. The walk of the round then
+   * starts again from it: after it, every other node once, so that a stale
+   * hint costs one attempt and hides no node. (From a bound connection there
+   * is no round under way: the walk is then like the first connect's, and
+   * the round after it is round 1.)
+   *
+   * Ping-pong guard: at most one hint is followed at once between two backoff
+   * waits, the first connect counting as a wait. Only the wait before a new
+   * round restores the allowance; a bind does not, so even nodes that bind and
+   * then name each other cannot make the client loop without delay. While
+   * the allowance is spent, and for a node naming itself or an unknown address
+   * that may not or cannot be added, the reply counts as {@link failed}`(true)`
+   * (an address that can be added still is, for the attempts to come). So two
+   * followers naming each other cost one extra attempt per round, nothing more.
+   */
+  redirected(leader: NodeAddress, addUnknown = true): NextAttempt {
+    const namesItself = sameNodeAddress(leader, this.current);
+    let target = this.list.findIndex((known) => sameNodeAddress(known, leader));
+    if (target < 0 && addUnknown && this.learn(leader)) target = this.list.length - 1;
+    if (namesItself || target < 0 || !this.hintAllowed) return this.failed(true);
+    this.hintAllowed = false;
+    this.notReadyInRound = true;
+    this.index = target;
+    this.roundStart = target;
+    this.remaining = this.list.length - 1;
+    return this.attempt(0, false, false);
   }
 
   /**

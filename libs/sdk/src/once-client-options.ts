@@ -38,15 +38,18 @@ export interface OnceClientOptions {
    *
    * The first connect tries them in this order. When the connection drops,
    * when a connect or a bind fails, or when a node answers NOT_READY (it
-   * replays, or is a follower without a leader), the client moves on to the
+   * replays, or is a cluster follower), the client moves on to the
    * next node at once, wrapping around; once every node was tried in a row
    * without a bind (a round), it waits the `reconnect` backoff delay of that
    * round's number. So a dead node costs one `connectTimeoutMs`, not a
-   * backoff step, and `reconnect.maxAttempts` counts rounds. On whichever node
-   * answers, the session is resumed (resume token, else REGISTER of the same
-   * client id) and every in-doubt command is resent under its original
-   * request number. `connect()` rejects with ConnectError only when no node
-   * of the first round could be reached or bound (NOT_READY ones are waited for).
+   * backoff step, and `reconnect.maxAttempts` counts rounds. A follower's
+   * NOT_READY that names its leader sends the next attempt there at once (at
+   * most once between two backoff delays, so nodes naming each other cannot
+   * keep the client from waiting). On whichever node answers, the session
+   * is resumed (resume token, else REGISTER of the same client id) and every
+   * in-doubt command is resent under its original request number.
+   * `connect()` rejects with ConnectError only when no node of the first
+   * round could be reached or bound (NOT_READY ones are waited for).
    */
   nodes?: ReadonlyArray<NodeAddress>;
   /**
@@ -54,7 +57,9 @@ export interface OnceClientOptions {
    * sends a PING, and a `leader` field in its reply (`host:port`, the address
    * the cluster's leader advertises) is added to the client's node list if
    * it is new (at most 16 learnt addresses; a configured node is never
-   * removed). Absent, null or malformed `leader` fields are ignored.
+   * removed). Absent, null or malformed `leader` fields are ignored. The
+   * leader a follower names in a NOT_READY is added the same way; with
+   * `learnNodes: false` it is followed only when it is one of `nodes`.
    * Default: true with `nodes`, false with `host`/`port` (no PING is sent).
    */
   learnNodes?: boolean;

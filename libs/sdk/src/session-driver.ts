@@ -29,6 +29,7 @@ import { type LinkHandler, NodeLink } from './node-link';
 import { NodeRotation } from './node-rotation';
 import { type OnceClientEvent } from './once-client-event';
 import { type ResolvedOptions } from './once-client-options';
+import { leaderHintOf } from './not-ready-reply';
 import { CommandEntry, type QueryEntry } from './pending-request';
 import { leaderOf } from './ping-reply';
 import { pingFrame, queryFrame, registerFrame, replicatedFrame } from './request-frames';
@@ -477,7 +478,7 @@ export class SessionDriver implements LinkHandler {
       this.registerInDoubt = false; // refused before anything was journaled
       const error = statusError(header.status, replyMessage(frame.body, 'REGISTER refused'));
       if (header.status === (Status.NotReady as number)) {
-        this.retryLater(link);
+        this.retryLater(link, frame.body);
       } else if (
         header.status === (Status.ClientOwnedByOtherUser as number) &&
         (this.identity.hasSession || this.pipeline.inFlightCount > 0)
@@ -525,7 +526,7 @@ export class SessionDriver implements LinkHandler {
         return;
       }
       if (header.status === (Status.NotReady as number)) {
-        this.retryLater(link);
+        this.retryLater(link, frame.body);
         return;
       }
       // Any other answer: the resume guard bound the connection before the request was looked at.
@@ -537,7 +538,7 @@ export class SessionDriver implements LinkHandler {
       return;
     }
     if (header.status === (Status.NotReady as number)) {
-      if (this.state.kind === 'bound') this.retryLater(link);
+      if (this.state.kind === 'bound') this.retryLater(link, frame.body);
       return;
     }
     const entry = this.pipeline.get(header.request);
@@ -589,7 +590,7 @@ export class SessionDriver implements LinkHandler {
     }
     if (header.status === (Status.NotReady as number)) {
       this.pipeline.requeueQuery(query);
-      this.retryLater(link);
+      this.retryLater(link, frame.body);
       return;
     }
     if (header.status === (Status.Ok as number)) {
@@ -675,14 +676,21 @@ export class SessionDriver implements LinkHandler {
   }
 
   /**
-   * NOT_READY: the node replays, stops, or (in a cluster) has no leader. Not a
+   * NOT_READY: the node replays, stops, or (in a cluster) is a follower. Not a
    * failure of any request: drop the link and send the same frames to the next
-   * node (this one again after a backoff delay, when it is the only one).
+   * node (this one again after a backoff delay, when it is the only one). A
+   * follower's reply may name its leader (`error.leader`): the next attempt
+   * then goes there at once ({@link NodeRotation.redirected}), an unknown
+   * address being added only when the client learns nodes.
    */
-  private retryLater(link: NodeLink): void {
-    const reason = `${formatNodeAddress(this.rotation.current)} is not ready (NOT_READY)`;
+  private retryLater(link: NodeLink, body: Uint8Array): void {
+    const leader = leaderHintOf(body);
+    const where = formatNodeAddress(this.rotation.current);
+    const reason = leader
+      ? `${where} is not ready (NOT_READY); it names ${formatNodeAddress(leader)} as the leader`
+      : `${where} is not ready (NOT_READY)`;
     this.dropLink(link, reason);
-    this.nodeFailed(new NotReadyError(reason), true);
+    this.nodeFailed(new NotReadyError(reason), true, leader);
   }
 
   private linkLost(link: NodeLink, reason: string, error: OnceError): void {
@@ -705,18 +713,20 @@ export class SessionDriver implements LinkHandler {
 
   /**
    * The attempt on the current node failed, or its bound link dropped: go on
-   * to the next node, at once inside a round, after the backoff delay when a
-   * new round starts. The first connect gives up when its round ends with no
-   * node bound and none answering NOT_READY; later, `reconnect.maxAttempts`
-   * bounds the rounds.
+   * to the next node (the `leader` a NOT_READY named, if any), at once inside
+   * a round, after the backoff delay when a new round starts. The first
+   * connect gives up when its round ends with no node bound and none
+   * answering NOT_READY; later, `reconnect.maxAttempts` bounds the rounds.
    */
-  private nodeFailed(error: OnceError, notReady: boolean): void {
+  private nodeFailed(error: OnceError, notReady: boolean, leader?: NodeAddress): void {
     if (this.stopped) return;
     const where = formatNodeAddress(this.rotation.current);
     this.roundFailures.push(
       error.message.includes(where) ? error.message : `${where}: ${error.message}`,
     );
-    const next = this.rotation.failed(notReady);
+    const next = leader
+      ? this.rotation.redirected(leader, this.options.learnNodes)
+      : this.rotation.failed(notReady);
     if (next.newRound) {
       const failures = this.roundFailures;
       this.roundFailures = [];

@@ -1,26 +1,34 @@
-import { Command, encodeReplyTo, errorBody, type Frame, Operation, Status } from '@once/protocol';
+import { Command, encodeReplyTo, type Frame, Operation, Status } from '@once/protocol';
 import { FrameServer } from '@once/testing';
 
 /**
  * A stand-in for a follower of a once cluster that cannot serve: it answers
  * PING with the cluster fields (`role`, `leader`: the address its leader
  * advertises) and every other request NOT_READY, echoing the request as
- * PROTOCOL.md asks. The reference service runs as a single node and reports
- * no `leader`, so this is what lets a test show a client learning a node
- * from a PING reply over real TCP. It holds no session and no journal.
+ * PROTOCOL.md asks, with the follower's error body: the leader's address in
+ * `error.leader` (left out while `leader` is null). The reference service
+ * runs as a single node and reports no `leader`, so this is what lets a test
+ * show a client learning a node, or following a NOT_READY's hint, over real
+ * TCP. It holds no session and no journal.
  */
 export class LeaderReportingNode {
   /** The operation code of every request received, in order. */
   readonly received: number[] = [];
+  /** The request number of every COMMAND received, in order. */
+  readonly commands: number[] = [];
   private server!: FrameServer;
 
-  private constructor(private readonly leader: string | null) {}
+  /** The `host:port` this node names as its leader (PING and NOT_READY); null: none known. */
+  private constructor(public leader: string | null) {}
 
-  /** Listens on a free port of 127.0.0.1; `leader` is the `host:port` its PING reports. */
+  /** Listens on a free port of 127.0.0.1; `leader` is the `host:port` it names as its leader. */
   static async start(leader: string | null): Promise<LeaderReportingNode> {
     const node = new LeaderReportingNode(leader);
     node.server = await FrameServer.start((frame) => {
       node.received.push(frame.header.operation);
+      if (frame.header.operation === (Operation.Command as number)) {
+        node.commands.push(frame.header.request);
+      }
       return node.answer(frame);
     });
     return node;
@@ -43,13 +51,18 @@ export class LeaderReportingNode {
         JSON.stringify(body),
       );
     }
+    const error =
+      this.leader === null
+        ? { code: 'NOT_READY', message: 'this node has no leader; retry later' }
+        : {
+            code: 'NOT_READY',
+            message: `this node is a follower; the leader is at ${this.leader}`,
+            leader: this.leader,
+          };
     return encodeReplyTo(
       frame,
       { command: Command.Reply, status: Status.NotReady },
-      errorBody(
-        'NOT_READY',
-        'this node is a follower and cannot serve; retry the same frame later',
-      ),
+      JSON.stringify({ ok: false, error }),
     );
   }
 }
