@@ -381,7 +381,7 @@ export const SETTINGS = [
     kind: 'nats-urls',
     defaultText: 'off',
     description:
-      'NATS servers of the cluster (comma-separated nats:// URLs); set means cluster mode, which this build refuses (exit 2)',
+      'NATS servers of the cluster (comma-separated nats:// URLs); set means cluster mode (see "Cluster")',
     layer: 'cluster',
   },
   {
@@ -411,7 +411,7 @@ export const SETTINGS = [
     argument: '<host:port>',
     kind: 'address',
     description:
-      'the address clients should use to reach this node, which PING reports once cluster mode runs',
+      'the address clients should use to reach this node: PING, and the NOT_READY of followers, name it when it leads',
     layer: 'cluster',
   },
   {
