@@ -1,17 +1,7 @@
 import fc from 'fast-check';
-import { type EntryDraft } from '@once/journal';
-import { type ClientId, clientIdFromBigInt } from '@once/protocol';
-import { type ApplyOutcome } from './apply-outcome';
-import {
-  bootDraft,
-  commandDraft,
-  logoutDraft,
-  registerDraft,
-  releaseDraft,
-} from './__fixtures__/entry-drafts.fixture';
+import { draftsFor, history, replyKey } from './__fixtures__/random-history.fixture';
 import { startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
 import { lastValueFrom } from 'rxjs';
-import { type Engine } from './engine';
 import { OnceNode } from './once-node';
 import { replaySaga } from './replay-saga';
 import { sampleModules } from './__fixtures__/sample-modules.fixture';
@@ -22,143 +12,6 @@ import { sampleModules } from './__fixtures__/sample-modules.fixture';
  * byte-identical state (client table with every ring, module states) and
  * byte-identical replies.
  */
-
-const CLIENTS: ClientId[] = [1n, 2n, 3n, 4n, 5n].map((n) => clientIdFromBigInt(0x1000n + n));
-const USERS = [1, 2];
-const TTL_MS = 1_000;
-
-type Action =
-  | { t: 'register'; c: number; u: number }
-  | {
-      t: 'command';
-      c: number;
-      pattern: string;
-      key: number;
-      value: string;
-      skew: 'none' | 'stale' | 'ahead' | 'gap';
-    }
-  | { t: 'logout'; c: number; skew: 'none' | 'stale' }
-  | { t: 'release'; c: number }
-  | { t: 'limits'; clientsMax: number; ring: number; ttl: boolean }
-  | { t: 'tick'; ms: number };
-
-const client = fc.integer({ min: 0, max: CLIENTS.length - 1 });
-const action: fc.Arbitrary<Action> = fc.oneof(
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      t: fc.constant('register' as const),
-      c: client,
-      u: fc.integer({ min: 0, max: 1 }),
-    }),
-  },
-  {
-    weight: 8,
-    arbitrary: fc.record({
-      t: fc.constant('command' as const),
-      c: client,
-      pattern: fc.constantFrom(
-        'kv.put',
-        'kv.sealed',
-        'kv.refuse',
-        'member.join',
-        'ctx.echo',
-        'no.such',
-      ),
-      key: fc.integer({ min: 0, max: 3 }),
-      value: fc.string({ maxLength: 6 }),
-      skew: fc.constantFrom('none', 'none', 'none', 'stale', 'ahead', 'gap'),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      t: fc.constant('logout' as const),
-      c: client,
-      skew: fc.constantFrom('none', 'stale'),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('release' as const), c: client }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      t: fc.constant('limits' as const),
-      clientsMax: fc.integer({ min: 1, max: 4 }),
-      ring: fc.integer({ min: 1, max: 3 }),
-      ttl: fc.boolean(),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      t: fc.constant('tick' as const),
-      ms: fc.integer({ min: 1, max: 2 * TTL_MS }),
-    }),
-  },
-);
-
-/** A history: chunks of actions whose drafts are submitted together (one group commit, or a few). */
-const history = fc.array(fc.array(action, { minLength: 1, maxLength: 4 }), {
-  minLength: 1,
-  maxLength: 25,
-});
-
-/** Drafts for a chunk, computed from the table as it stands (like concurrent requests would be). */
-async function draftsFor(
-  engine: Engine,
-  actions: Action[],
-  clock: { now: bigint },
-): Promise<EntryDraft[]> {
-  const drafts: EntryDraft[] = [];
-  for (const act of actions) {
-    if (act.t === 'tick') {
-      clock.now += BigInt(act.ms) * 1_000_000n;
-      continue;
-    }
-    if (act.t === 'limits') {
-      drafts.push(
-        bootDraft({
-          clientsMax: act.clientsMax,
-          ring: act.ring,
-          sessionTtlMs: act.ttl ? TTL_MS : 0,
-        }),
-      );
-      continue;
-    }
-    const id = CLIENTS[act.c];
-    if (act.t === 'register') {
-      drafts.push(registerDraft(id, USERS[act.u]));
-      continue;
-    }
-    if (act.t === 'release') {
-      drafts.push(releaseDraft(id));
-      continue;
-    }
-    const entry = engine.table.get(id);
-    const userId = entry?.userId ?? 1;
-    let session = entry?.epoch ?? 3;
-    let request = (entry?.watermark ?? 0) + 1;
-    if (act.skew === 'stale') session = Math.max(1, session - 1);
-    if (act.t === 'command') {
-      if (act.skew === 'ahead') session += 5;
-      if (act.skew === 'gap') request += 2;
-      const data = { key: `k${act.key}`, value: act.value };
-      if (act.pattern === 'kv.sealed') {
-        const body = await engine.prepareCommand(act.pattern, data, {
-          pattern: act.pattern,
-          userId,
-          client: id,
-        });
-        drafts.push({ ...commandDraft(id, userId, session, request, act.pattern, data), body });
-      } else {
-        drafts.push(commandDraft(id, userId, session, request, act.pattern, data));
-      }
-    } else {
-      drafts.push(logoutDraft(id, userId, session, request));
-    }
-  }
-  return drafts;
-}
 
 /**
  * Replays the journal into a fresh node without letting it settle (no BOOT
@@ -196,10 +49,6 @@ async function replayOnly(
   } finally {
     await node.stop({ snapshot: false });
   }
-}
-
-function replyKey(outcome: ApplyOutcome): string {
-  return `${outcome.entry.op}:${outcome.reply?.toString('hex') ?? '-'}:${outcome.result?.toString('hex') ?? '-'}`;
 }
 
 describe('replay saga', () => {

@@ -36,6 +36,7 @@ export interface ClusterNodeOptions extends OnceNodeOptions {
     | 'groupBytesMax'
     | 'groupsInFlightMax'
     | 'leaderWaitMs'
+    | 'clock'
   >;
 }
 

@@ -16,7 +16,7 @@ import {
 } from '@once/engine';
 import { JournalStore } from '@once/journal';
 import { settingDefault } from '@once/settings';
-import { type Observable, concat, defer, ignoreElements } from 'rxjs';
+import { type Observable, concat, defer, ignoreElements, lastValueFrom } from 'rxjs';
 import { StreamFollower } from '../follower';
 import { JetStreamJournal } from '../journal';
 import { ClusterLease, type LeaseRole } from '../lease';
@@ -112,9 +112,14 @@ export class ClusterNode implements WriteRole, TermHost {
     return this.#roles?.term;
   }
 
-  /** True while this node leads and its takeover settled: the gateway admits writes. */
+  /**
+   * True while this node leads and its takeover settled: the gateway admits
+   * writes and reads. The lease is asked each time (a clock check), not only
+   * told of expiry by its timer: after an event-loop stall a queued request
+   * may run before that timer, and must not be served past the lease.
+   */
   get writable(): boolean {
-    return this.term?.serving === true;
+    return this.term?.serving === true && this.#lease?.role().role === 'leader';
   }
 
   get view(): PingClusterView {
@@ -149,6 +154,11 @@ export class ClusterNode implements WriteRole, TermHost {
         engine.setPhase('ready');
       }).pipe(ignoreElements()),
     );
+  }
+
+  /** Boots and resolves once the node serves (as a follower, or as the leader if it won the lease). */
+  async start(): Promise<void> {
+    await lastValueFrom(this.boot(), { defaultValue: undefined });
   }
 
   /**
