@@ -15,6 +15,7 @@ import {
   CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
   EPOCH_AHEAD_MESSAGE,
   evictionAtApply,
+  notLeaderAnswer,
   ownedByOtherUserReply,
   pingReply,
   refusalAtApply,
@@ -177,6 +178,22 @@ describe('reply frames', () => {
         node: 'n2',
         role: 'follower',
         leader: 'node1.example.com:7700',
+      });
+    });
+
+    it('answers a follower’s request NOT_READY, naming the leader in an additive key when it knows one', () => {
+      const redirected = notLeaderAnswer(ping(), '10.0.0.1:7700', 7);
+      expect(decodeHeader(redirected)).toMatchObject({
+        command: Command.Reply,
+        status: Status.NotReady,
+        commit: 7,
+      });
+      expect(redirected.subarray(128).toString('utf8')).toBe(
+        '{"ok":false,"error":{"code":"NOT_READY","message":"this node is a follower; the leader is at 10.0.0.1:7700","leader":"10.0.0.1:7700"}}',
+      );
+      expect(bodyOf(notLeaderAnswer(ping(), null, 7))).toEqual({
+        ok: false,
+        error: { code: 'NOT_READY', message: 'this node has no leader; retry later' },
       });
     });
   });
