@@ -23,6 +23,7 @@ import { ClusterLease, type LeaseRole } from '../lease';
 import { ClusterJournal } from './cluster-journal';
 import { type ClusterNodeOptions } from './cluster-node-options';
 import { type LeaderTerm, type TermHost } from './leader-term';
+import { NatsUnreachableError } from './nats-unreachable.error';
 import { RoleSwitch } from './role-switch';
 
 /**
@@ -69,6 +70,8 @@ export class ClusterNode implements WriteRole, TermHost {
         name: `once-${options.nodeId}`,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
+      }).catch((error: unknown) => {
+        throw new NatsUnreachableError(options.natsServers, error);
       });
       const stream = await JetStreamJournal.open({
         connection,

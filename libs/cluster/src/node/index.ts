@@ -3,3 +3,4 @@ export { ClusterNode } from './cluster-node';
 export { type ClusterNodeOptions } from './cluster-node-options';
 export { LeaderTerm } from './leader-term';
 export { NotLeaderError } from './not-leader.error';
+export { NatsUnreachableError } from './nats-unreachable.error';

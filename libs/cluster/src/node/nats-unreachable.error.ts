@@ -1,0 +1,15 @@
+/**
+ * A cluster node could not reach any of its NATS servers at start (code
+ * `NATS_UNREACHABLE`). Later outages are ridden out (the client reconnects
+ * for ever); at start there is no journal to serve from, so the node stops
+ * and says which servers it tried.
+ */
+export class NatsUnreachableError extends Error {
+  readonly code = 'NATS_UNREACHABLE';
+
+  constructor(servers: readonly string[], cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`cannot reach the cluster's NATS servers (${servers.join(', ')}): ${reason}`, { cause });
+    this.name = 'NatsUnreachableError';
+  }
+}
