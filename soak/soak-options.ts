@@ -5,6 +5,11 @@ import { type RangeMs, countOrAll, rangeMs, seedValue } from './cli-values';
 
 /** Everything that sizes one soak run. */
 export interface SoakOptions {
+  /**
+   * Run the service as a cluster (three NATS servers, three nodes, each node
+   * behind its own proxy) and kill its leader rather than the one service.
+   */
+  readonly cluster: boolean;
   /** How long the clients issue transfers under chaos. */
   readonly durationMs: number;
   /** Load clients, each an OnceClient with its own client id (session). */
@@ -19,7 +24,7 @@ export interface SoakOptions {
    */
   readonly clientsMax: number | undefined;
   readonly seed: number;
-  /** Delay between two SIGKILLs of the service (each followed by a restart). */
+  /** Delay between two SIGKILLs of the service, or of a cluster's node (each followed by a restart). */
   readonly killEveryMs: RangeMs;
   /** Delay between two network faults (a cut of every proxied connection, or a stall). */
   readonly faultEveryMs: RangeMs;
@@ -56,6 +61,11 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
         'and stalls; checks that nothing acknowledged is lost or applied twice. ' +
         'Exit code 0: every check passed; 1: a check failed; 2: the tool itself failed.',
     )
+    .option(
+      '--cluster',
+      'run the service as a cluster of 3 nodes on 3 NATS servers (nats-server on PATH, or ONCE_NATS_SERVER_BIN) and SIGKILL its leader',
+      false,
+    )
     .option('--minutes <minutes>', 'how long the load runs under chaos', positiveNumber, 1)
     .option('--clients <count>', 'load clients (one session each)', positiveInteger, 8)
     .option(
@@ -81,7 +91,11 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       seedValue,
     )
     .addOption(
-      rangeOption('--kill-every-ms', 'delay between SIGKILLs of the service', '4000-10000'),
+      rangeOption(
+        '--kill-every-ms',
+        'delay between SIGKILLs of the service (with --cluster: of its leader, every third time of a follower)',
+        '4000-10000',
+      ),
     )
     .addOption(
       rangeOption('--fault-every-ms', 'delay between connection cuts or stalls', '1000-3000'),
@@ -96,6 +110,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     )
     .option('--out <file>', 'also write the report as JSON to this file');
   const flags = command.parse(argv).opts<{
+    cluster: boolean;
     minutes: number;
     clients: number;
     accounts: number;
@@ -110,6 +125,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
   if (flags.accounts < 2) command.error('--accounts must be at least 2 (a transfer needs two)');
   if (flags.depth > MAX_DEPTH) command.error(`--depth must be at most ${MAX_DEPTH}`);
   return {
+    cluster: flags.cluster,
     durationMs: Math.round(flags.minutes * 60_000),
     clients: flags.clients,
     accounts: flags.accounts,

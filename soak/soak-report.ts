@@ -1,6 +1,8 @@
 import { type ChaosCounts } from './chaos';
-import { type ReplayCheck } from './replay-check';
+import { type ClusterChaosCounts } from './cluster-chaos';
+import { type ClusterConvergence } from './replica-comparison';
 import { type SoakOptions } from './soak-options';
+import { type NodeReplay } from './soak-target';
 import { type SoakChecks, type SoakVerdict } from './soak-verdict';
 import { type ClientEventCounts } from './transfer-client';
 import { type TransferRecord } from './transfer-record';
@@ -9,7 +11,10 @@ import { type TransferRecord } from './transfer-record';
 export interface SoakReport {
   readonly passed: boolean;
   readonly transfers: SoakVerdict['transfers'];
-  readonly chaos: ChaosCounts;
+  /** With `--cluster`, ClusterChaosCounts: leader and follower kills, and every failover. */
+  readonly chaos: ChaosCounts | ClusterChaosCounts;
+  /** Cluster runs only: the failovers' times summed up. */
+  readonly failover: FailoverSummary | undefined;
   readonly checks: SoakChecks;
   /** References probed at the end: every unacknowledged one, and `acknowledged` of `ofAcknowledged`. */
   readonly probed: {
@@ -17,7 +22,10 @@ export interface SoakReport {
     readonly acknowledged: number;
     readonly ofAcknowledged: number;
   };
-  readonly replay: ReplayCheck;
+  /** Each node's graceful stop and full replay (one, `service`, without `--cluster`). */
+  readonly replays: readonly NodeReplay[];
+  /** Cluster runs only: whether every node reached the same state. */
+  readonly cluster: ClusterConvergence | undefined;
   /** Counts per refusal code, per reason of doubt, per reason a transfer was not sent or failed. */
   readonly breakdown: Readonly<
     Record<'refused' | 'inDoubt' | 'notSent' | 'failed', Record<string, number>>
@@ -35,6 +43,42 @@ export interface SoakReport {
   >;
   /** The run's directory (the service's `build`, `data` and `service.log`), kept when a check failed. */
   readonly dataDir: string | undefined;
+}
+
+/** The median and the maximum of some durations, ms. */
+export interface Spread {
+  readonly p50: number;
+  readonly max: number;
+}
+
+/** How long the cluster took to get over its leaders' kills. */
+export interface FailoverSummary {
+  /** Leader kills timed. */
+  readonly count: number;
+  /** Of `count`: those after which another node led (else the killed one came back first). */
+  readonly toAnotherNode: number;
+  /** Kill → a node says it leads. */
+  readonly takeoverMs: Spread | undefined;
+  /** Kill → the first transfer acknowledged through the next leader. */
+  readonly firstCommitMs: Spread | undefined;
+}
+
+/** The failovers of a cluster run summed up; undefined for a single service. */
+export function failoverSummary(chaos: ChaosCounts): FailoverSummary | undefined {
+  if (!('failovers' in chaos)) return undefined;
+  const { failovers } = chaos as ClusterChaosCounts;
+  return {
+    count: failovers.length,
+    toAnotherNode: failovers.filter((failover) => failover.next !== failover.killed).length,
+    takeoverMs: spread(failovers.map((failover) => failover.takeoverMs)),
+    firstCommitMs: spread(failovers.map((failover) => failover.firstCommitMs)),
+  };
+}
+
+function spread(values: readonly number[]): Spread | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1] };
 }
 
 /** Counts of the outcomes' codes and reasons, per kind of outcome. */
@@ -58,8 +102,7 @@ export function outcomeBreakdown(records: readonly TransferRecord[]): SoakReport
 
 /** The summary printed at the end of a run: one line per figure, the checks last. */
 export function summaryTable(report: SoakReport): string {
-  const { transfers, chaos, checks, replay } = report;
-  const restarts = [...chaos.restartMs].sort((a, b) => a - b);
+  const { transfers, chaos, checks } = report;
   const yes = (value: boolean) => (value ? 'yes' : 'NO');
   const rows: Array<[string, string]> = [
     ['transfers attempted', `${transfers.attempted}`],
@@ -71,15 +114,10 @@ export function summaryTable(report: SoakReport): string {
     ],
     ['  not sent', `${transfers.notSent}${codes(report.breakdown.notSent)}`],
     ['  other errors', `${transfers.failed}${codes(report.breakdown.failed)}`],
-    [
-      'service kills (SIGKILL + restart)',
-      restarts.length > 0
-        ? `${chaos.kills} (back in ${restarts[Math.floor(restarts.length / 2)]} ms median, ${restarts[restarts.length - 1]} ms max)`
-        : `${chaos.kills}`,
-    ],
+    ...killRows(chaos, report.failover),
     ['connection cuts', `${chaos.cuts}`],
     ['proxy stalls', `${chaos.stalls}`],
-    ['service exits not caused by the soak', `${chaos.unexpectedExits}`],
+    ['process exits not caused by the soak', `${chaos.unexpectedExits}`],
     [
       'client disconnects',
       `${report.clients.disconnects} (resumed ${report.clients.resumedByToken} by token, ${report.clients.resumedByRegister} by REGISTER)`,
@@ -100,15 +138,75 @@ export function summaryTable(report: SoakReport): string {
       'balances reconcile',
       checks.reconciled ? 'yes' : `NO ${checks.mismatchedAccounts.join(', ')}`,
     ],
-    [
-      'full replay equals live state',
-      `${yes(checks.replayEqual)} (snapshot op ${replay.snapshotOp ?? '-'}, journal ops ${replay.journalOps ?? '-'}, stop exit ${replay.stopExitCode}, verify exit ${replay.verifyExitCode})`,
-    ],
-    ...(checks.replayEqual ? [] : [['  verify said', replay.verifyReport] as [string, string]]),
+    ...replayRows(report),
+    ...(report.cluster ? convergenceRows(report.cluster) : []),
     ['verdict', report.passed ? 'PASS' : 'FAIL'],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+}
+
+/** The kills: of the service, or of the cluster's leaders and followers with the failovers. */
+function killRows(
+  chaos: ChaosCounts,
+  failover: FailoverSummary | undefined,
+): Array<[string, string]> {
+  const restarts = spread(chaos.restartMs);
+  const back = restarts ? ` (back in ${restarts.p50} ms median, ${restarts.max} ms max)` : '';
+  if (failover === undefined)
+    return [['service kills (SIGKILL + restart)', `${chaos.kills}${back}`]];
+  const { leaderKills, followerKills } = chaos as ClusterChaosCounts;
+  const times = (what: string, value: Spread | undefined) =>
+    value ? `${what} ${value.p50} ms median, ${value.max} ms max` : `${what} -`;
+  return [
+    [
+      'node kills (SIGKILL + restart)',
+      `${chaos.kills}: ${leaderKills} of the leader, ${followerKills} of a follower${back}`,
+    ],
+    [
+      'failovers',
+      `${failover.count} (${failover.toAnotherNode} to another node); ` +
+        `${times('a node leads after', failover.takeoverMs)}; ` +
+        `${times('first commit after', failover.firstCommitMs)}`,
+    ],
+  ];
+}
+
+/** One row per node's stop and replay, and what verify said when it disagreed. */
+function replayRows(report: SoakReport): Array<[string, string]> {
+  const rows: Array<[string, string]> = [];
+  const single = report.cluster === undefined;
+  for (const replay of report.replays) {
+    rows.push([
+      single ? 'full replay equals live state' : `full replay equals live state, ${replay.node}`,
+      `${replay.equal ? 'yes' : 'NO'} (snapshot op ${replay.snapshotOp ?? '-'}, journal ops ${replay.journalOps ?? '-'}, stop exit ${replay.stopExitCode}, verify exit ${replay.verifyExitCode})`,
+    ]);
+    if (!replay.equal) rows.push(['  verify said', replay.verifyReport]);
+  }
+  return rows;
+}
+
+/** Whether the nodes agreed, and each node's newest snapshot when they did not. */
+function convergenceRows(cluster: ClusterConvergence): Array<[string, string]> {
+  const [first] = cluster.snapshots;
+  const rows: Array<[string, string]> = [
+    [
+      'nodes reached the same state',
+      cluster.identical
+        ? `yes (commit op ${cluster.commits[0]}, newest snapshots identical: ${first.bytes} bytes, sha256 ${first.sha256?.slice(0, 16)}…)`
+        : `NO (commit ops ${cluster.commits.join(', ')}${cluster.converged ? '' : ', never equal'})`,
+    ],
+  ];
+  if (!cluster.identical) {
+    for (const snapshot of cluster.snapshots) {
+      rows.push([
+        `  ${snapshot.node} newest snapshot`,
+        snapshot.error ??
+          `op ${snapshot.op ?? '-'}, ${snapshot.bytes ?? '-'} bytes, sha256 ${snapshot.sha256 ?? '-'}`,
+      ]);
+    }
+  }
+  return rows;
 }
 
 /** ` [A 3, B 1]`, or nothing for an empty table. */

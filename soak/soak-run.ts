@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OnceClient, type OnceClientOptions } from '@once/sdk';
-import { RawClient, ServiceProcess, TcpProxy, bodyJson } from '@once/testing';
-import { Chaos, type ChaosCounts } from './chaos';
+import { AcknowledgementWatch } from './acknowledgement-watch';
+import { type ChaosCounts } from './chaos';
+import { ClusterTarget } from './cluster-target';
 import { readBalances } from './ledger-balances';
 import { INITIAL_BALANCE, accountNames, openAccounts } from './ledger-setup';
 import { selectProbes } from './probe-selection';
 import { probeReferences } from './reference-probe';
-import { stopAndVerify } from './replay-check';
 import { SeededRandom } from './seeded-random';
-import { type ServiceBuild, snapshotServiceBuild } from './service-build';
+import { snapshotServiceBuild } from './service-build';
+import { SingleTarget } from './single-target';
 import { type SoakOptions } from './soak-options';
-import { type SoakReport, outcomeBreakdown } from './soak-report';
+import { type SoakReport, failoverSummary, outcomeBreakdown } from './soak-report';
+import { type SoakTarget } from './soak-target';
 import { judge } from './soak-verdict';
 import { TransferClient } from './transfer-client';
 
@@ -34,11 +36,12 @@ const PROGRESS_EVERY_MS = 10_000;
 
 /**
  * One soak run, in a fresh run directory: the reference service (its build
- * copied to `build/`, its data in `data/`) behind a TCP proxy, then
- * `soak()`. Resolves with the report, checks failed or not; rejects when the
- * run itself could not be carried out. The service is killed whatever
- * happens; the run directory is removed when every check passed, else kept
- * with the service's log beside the data and the build.
+ * copied to `build/`), as one process (data in `data/`) or with `--cluster`
+ * as three nodes on three NATS servers (data in `node1/`…), behind TCP
+ * proxies, then `soak()`. Resolves with the report, checks failed or not;
+ * rejects when the run itself could not be carried out. Every process is
+ * killed whatever happens; the run directory is removed when every check
+ * passed, else kept with the processes' logs beside the data and the build.
  */
 export async function runSoak(
   options: SoakOptions,
@@ -49,9 +52,7 @@ export async function runSoak(
   log(`run directory ${workDir}`);
   const password = randomBytes(16).toString('hex');
   const build = await snapshotServiceBuild(join(workDir, 'build'));
-  const service = await ServiceProcess.start({
-    entry: build.main,
-    dataDir: join(workDir, 'data'),
+  const settings = {
     env: {
       ...build.env,
       ONCE_ADMIN_PASSWORD: password,
@@ -59,37 +60,24 @@ export async function runSoak(
       ...(options.clientsMax !== undefined && { ONCE_CLIENTS_MAX: String(options.clientsMax) }),
     },
     readyTimeoutMs: READY_TIMEOUT_MS,
-  });
+  };
+  const target = options.cluster
+    ? await ClusterTarget.start(workDir, build, settings)
+    : await SingleTarget.start(workDir, build, settings);
   let passed = false;
   try {
-    const proxy = await TcpProxy.start({ targetPort: service.port });
-    try {
-      const report = await soak({
-        service,
-        build,
-        proxy,
-        password,
-        options,
-        log,
-        startedMs,
-        workDir,
-      });
-      passed = report.passed;
-      return report;
-    } finally {
-      await proxy.close();
-    }
+    const report = await soak({ target, password, options, log, startedMs, workDir });
+    passed = report.passed;
+    return report;
   } finally {
-    await service.crash();
+    if (!passed) await target.writeLogs();
+    await target.close();
     if (passed) await rm(workDir, { recursive: true, force: true });
-    else await writeFile(join(workDir, 'service.log'), service.logs);
   }
 }
 
 interface SoakContext {
-  readonly service: ServiceProcess;
-  readonly build: ServiceBuild;
-  readonly proxy: TcpProxy;
+  readonly target: SoakTarget;
   readonly password: string;
   readonly options: SoakOptions;
   readonly log: (line: string) => void;
@@ -99,13 +87,13 @@ interface SoakContext {
 
 /**
  * The run proper: accounts funded; load under chaos; drain; probes and
- * balances through fresh clients straight to the service; a graceful stop
- * and a full replay of the journal; the verdict.
+ * balances through fresh clients; a graceful stop and a full replay of each
+ * journal (in a cluster, the nodes' states compared); the verdict.
  */
 async function soak(context: SoakContext): Promise<SoakReport> {
-  const { service, build, password, options, log, startedMs } = context;
+  const { target, password, options, log, startedMs } = context;
   const random = new SeededRandom(options.seed);
-  const direct: OnceClientOptions = { port: service.port, username: 'admin', password };
+  const direct: OnceClientOptions = { ...target.directAddress, username: 'admin', password };
   const accounts = accountNames(options.accounts);
   const setupClient = await OnceClient.connect(direct);
   const initialBalances = await openAccounts(setupClient, accounts);
@@ -128,17 +116,21 @@ async function soak(context: SoakContext): Promise<SoakReport> {
   const reader = await OnceClient.connect(direct);
   const finalBalances = await readBalances(reader, accounts);
   await reader.close();
-  const committedOp = await commitOp(service.port);
+  const committedOp = await target.settle();
 
   const replayStartedMs = performance.now();
-  log(`probed; stopping the service and replaying its journal (${committedOp} ops) from op 1`);
-  const replay = await stopAndVerify(service, build, committedOp);
+  log(
+    `probed; stopping the ${options.cluster ? 'nodes' : 'service'} and replaying ` +
+      `${options.cluster ? 'each' : 'its'} journal (${committedOp} ops) from op 1`,
+  );
+  const verification = await target.stopAndVerify(committedOp);
   const verdict = judge({
     records,
     probes,
     initialBalances,
     finalBalances,
-    replay,
+    replayEqual: verification.replays.every((replay) => replay.equal),
+    replicasIdentical: verification.cluster?.identical,
     unexpectedExits: chaos.unexpectedExits,
   });
   const endedMs = performance.now();
@@ -148,13 +140,15 @@ async function soak(context: SoakContext): Promise<SoakReport> {
     passed: verdict.passed,
     transfers: verdict.transfers,
     chaos,
+    failover: failoverSummary(chaos),
     checks: verdict.checks,
     probed: {
       references: selection.records.length,
       acknowledged: selection.acknowledgedProbed,
       ofAcknowledged: selection.acknowledged,
     },
-    replay,
+    replays: verification.replays,
+    cluster: verification.cluster,
     breakdown: outcomeBreakdown(records),
     clients: clientEvents(clients),
     examples: verdict.examples,
@@ -172,40 +166,36 @@ async function soak(context: SoakContext): Promise<SoakReport> {
 }
 
 /**
- * The load clients issue transfers through the proxy for the run's duration
- * while the chaos runs; then the chaos stops (the service runs again), the
- * clients stop issuing, every transfer settles (the drain) and the clients
- * close without LOGOUT.
+ * The load clients issue transfers through the proxies for the run's
+ * duration while the chaos runs; then the chaos stops (every process runs
+ * again), the clients stop issuing, every transfer settles (the drain) and
+ * the clients close without LOGOUT.
  */
 async function loadUnderChaos(
-  { service, proxy, password, options, log }: SoakContext,
+  { target, password, options, log }: SoakContext,
   accounts: readonly string[],
   random: SeededRandom,
 ): Promise<{ clients: TransferClient[]; chaos: ChaosCounts; drainStartedMs: number }> {
+  const watch = new AcknowledgementWatch();
   const clients = await Promise.all(
     Array.from({ length: options.clients }, (_, index) =>
       TransferClient.connect(
-        { port: proxy.port, username: 'admin', password, reconnect: RECONNECT },
+        { ...target.loadAddress, username: 'admin', password, reconnect: RECONNECT },
         `c${index}`,
         accounts,
         random.fork(100 + index),
         options.depth,
+        watch,
       ),
     ),
   );
   const loadStartedMs = performance.now();
   log(
-    `load: ${clients.length} clients × depth ${options.depth} through the proxy for ${options.durationMs / 1000} s`,
+    `load: ${clients.length} clients × depth ${options.depth} through the proxies for ${options.durationMs / 1000} s`,
   );
   let stopping = false;
   const runs = clients.map((client) => client.run(() => stopping));
-  const chaos = new Chaos(
-    service,
-    proxy,
-    random.fork(0),
-    options.killEveryMs,
-    options.faultEveryMs,
-  );
+  const chaos = target.startChaos(random.fork(0), options, watch);
   const progress = setInterval(() => {
     const issued = clients.reduce((total, client) => total + client.issued, 0);
     const { kills, cuts, stalls } = chaos.counts;
@@ -225,16 +215,6 @@ async function loadUnderChaos(
   await Promise.all(runs);
   await Promise.all(clients.map((client) => client.close()));
   return { clients, chaos: counts, drainStartedMs };
-}
-
-/** The node's highest committed op, by PING. */
-async function commitOp(port: number): Promise<number> {
-  const client = await RawClient.connect(port);
-  try {
-    return (bodyJson(await client.ping()) as { commit: number }).commit;
-  } finally {
-    client.destroy();
-  }
 }
 
 /** The load clients' events, summed over the clients. */

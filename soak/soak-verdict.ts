@@ -1,5 +1,4 @@
 import { type ProbeAnswer } from './reference-probe';
-import { type ReplayCheck } from './replay-check';
 import { ALREADY_APPLIED, type TransferRecord } from './transfer-record';
 
 /** The kinds of violation a run counts. */
@@ -25,7 +24,10 @@ export interface SoakEvidence {
   readonly probes: ReadonlyMap<string, ProbeAnswer>;
   readonly initialBalances: ReadonlyMap<string, number>;
   readonly finalBalances: ReadonlyMap<string, number>;
-  readonly replay: ReplayCheck;
+  /** Every node's graceful stop and full replay held (see ReplayCheck.equal). */
+  readonly replayEqual: boolean;
+  /** In a cluster: every node reached the same state (see ClusterConvergence.identical); else undefined. */
+  readonly replicasIdentical: boolean | undefined;
   /** Exits of the service that the soak did not cause. */
   readonly unexpectedExits: number;
 }
@@ -50,8 +52,10 @@ export interface SoakChecks {
    * every transfer the ledger holds: any doubled, lost or partial application shows here.
    */
   readonly mismatchedAccounts: readonly string[];
-  /** See ReplayCheck.equal. */
+  /** See ReplayCheck.equal; in a cluster, of every node. */
   readonly replayEqual: boolean;
+  /** Cluster runs only: see ClusterConvergence.identical. */
+  readonly replicasIdentical?: boolean;
   /** The service never exited but by the soak's kills (a crash of its own is a failure too). */
   readonly serviceStable: boolean;
 }
@@ -83,7 +87,8 @@ export function judge({
   probes,
   initialBalances,
   finalBalances,
-  replay,
+  replayEqual,
+  replicasIdentical,
   unexpectedExits,
 }: SoakEvidence): SoakVerdict {
   const transfers: TransferCounts = {
@@ -167,7 +172,8 @@ export function judge({
     finalTotal,
     reconciled: violations.inconclusive === 0 && mismatchedAccounts.length === 0,
     mismatchedAccounts,
-    replayEqual: replay.equal,
+    replayEqual,
+    ...(replicasIdentical !== undefined && { replicasIdentical }),
     serviceStable: unexpectedExits === 0,
   };
   return {
@@ -178,6 +184,7 @@ export function judge({
       checks.conserved &&
       checks.reconciled &&
       checks.replayEqual &&
+      replicasIdentical !== false &&
       checks.serviceStable,
     examples,
   };

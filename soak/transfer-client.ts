@@ -1,4 +1,5 @@
 import { OnceClient, type OnceClientOptions } from '@once/sdk';
+import { type AcknowledgementWatch } from './acknowledgement-watch';
 import { MAX_TRANSFER_AMOUNT } from './ledger-setup';
 import { type SeededRandom } from './seeded-random';
 import {
@@ -46,6 +47,7 @@ export class TransferClient {
     private readonly accounts: readonly string[],
     private readonly random: SeededRandom,
     private readonly depth: number,
+    private readonly watch: AcknowledgementWatch | undefined,
   ) {
     client.events$.subscribe({
       next: (event) => {
@@ -61,16 +63,20 @@ export class TransferClient {
     });
   }
 
-  /** Connects with `maxInFlight` = `depth`; `options` says where and as whom. */
+  /**
+   * Connects with `maxInFlight` = `depth`; `options` says where and as whom.
+   * `watch`, when given, hears of every acknowledgement.
+   */
   static async connect(
     options: OnceClientOptions,
     name: string,
     accounts: readonly string[],
     random: SeededRandom,
     depth: number,
+    watch?: AcknowledgementWatch,
   ): Promise<TransferClient> {
     const client = await OnceClient.connect({ ...options, maxInFlight: depth });
-    return new TransferClient(client, name, accounts, random, depth);
+    return new TransferClient(client, name, accounts, random, depth, watch);
   }
 
   /** Transfers issued so far (settled or not). */
@@ -116,6 +122,7 @@ export class TransferClient {
   private async send(transfer: Transfer): Promise<TransferOutcome> {
     try {
       await this.client.command('ledger.transfer', transfer);
+      this.watch?.acknowledged();
       return ACKNOWLEDGED;
     } catch (error) {
       return outcomeOfError(error);

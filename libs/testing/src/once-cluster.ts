@@ -21,6 +21,23 @@ export interface OnceClusterOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** What each node runs and how it is awaited, as `ServiceProcess` takes it (not `env`, `dataDir`). */
   readonly service?: Omit<ServiceProcessOptions, 'env' | 'dataDir'>;
+  /**
+   * Each node's port (`ONCE_PORT`), in node order, for a caller that must
+   * know them first (a proxy in front of each node). Default: free ports.
+   */
+  readonly ports?: readonly number[];
+  /**
+   * What each node advertises (`ONCE_ADVERTISE`, `host:port`), in node order:
+   * e.g. a proxy in front of it, so that the leader clients learn from PING is
+   * reached through that proxy. Default `127.0.0.1:<port>`.
+   */
+  readonly advertise?: readonly string[];
+  /**
+   * Each node's data directory, in node order, kept by `cleanup()` (e.g. in a
+   * directory of the caller's, to inspect after a failure). Default: a fresh
+   * temporary one per node, removed by `cleanup()`.
+   */
+  readonly dataDirs?: readonly string[];
 }
 
 /** What one node says of itself in its PING reply. */
@@ -35,23 +52,36 @@ export interface NodePing {
 /**
  * A whole cluster on loopback for tests: N `nats-server` processes (see
  * {@link NatsCluster}) and M once nodes as child processes, each on a port
- * chosen before it starts (it advertises `127.0.0.1:<port>`) and its own
- * data directory. Any node or NATS server can be SIGKILLed and restarted on
- * the same port and directory; `cleanup()` kills everything and deletes it.
+ * chosen before it starts (it advertises `127.0.0.1:<port>`, or what
+ * `advertise` says) and its own data directory. Any node or NATS server can
+ * be SIGKILLed and restarted on the same port and directory; `cleanup()`
+ * kills everything and deletes it.
  */
 export class OnceCluster {
   private constructor(
     readonly nats: NatsCluster,
     readonly nodes: ServiceProcess[],
+    /** What each node advertises (`host:port`), in node order: the `leader` its PING names. */
+    readonly advertised: readonly string[],
   ) {}
 
   static async start(options: OnceClusterOptions = {}): Promise<OnceCluster> {
+    const count = options.nodes ?? 3;
+    for (const [name, list] of Object.entries({
+      ports: options.ports,
+      advertise: options.advertise,
+      dataDirs: options.dataDirs,
+    })) {
+      if (list !== undefined && list.length !== count) {
+        throw new RangeError(`${name} lists ${list.length} nodes, not ${count}`);
+      }
+    }
     const nats = await NatsCluster.start({
       servers: options.natsServers ?? 3,
       maxPayloadBytes: options.natsMaxPayloadBytes,
     });
-    const count = options.nodes ?? 3;
-    const ports = await freePorts(count);
+    const ports = options.ports ?? (await freePorts(count));
+    const advertised = ports.map((port, i) => options.advertise?.[i] ?? `127.0.0.1:${port}`);
     const nodes: ServiceProcess[] = [];
     try {
       // One at a time: the first creates the stream and buckets the others find.
@@ -60,12 +90,13 @@ export class OnceCluster {
           await ServiceProcess.start({
             readyTimeoutMs: 60_000,
             ...options.service,
+            dataDir: options.dataDirs?.[i],
             env: {
               ...options.env,
               ONCE_PORT: String(ports[i]),
               ONCE_NATS_SERVERS: nats.urls.join(','),
               ONCE_NODE_ID: `node${i + 1}`,
-              ONCE_ADVERTISE: `127.0.0.1:${ports[i]}`,
+              ONCE_ADVERTISE: advertised[i],
               ONCE_CLUSTER_NAME: options.clusterName ?? 'once',
               ONCE_CLUSTER_REPLICAS: String(options.replicas ?? nats.urls.length),
             },
@@ -77,7 +108,7 @@ export class OnceCluster {
       await nats.cleanup();
       throw error;
     }
-    return new OnceCluster(nats, nodes);
+    return new OnceCluster(nats, nodes, advertised);
   }
 
   /** Every node's `host:port`, in node order. */
@@ -114,7 +145,7 @@ export class OnceCluster {
         seen = await Promise.all(this.nodes.map((_, index) => this.ping(index)));
         const leaders = seen.flatMap((ping, index) => (ping?.role === 'leader' ? [index] : []));
         if (leaders.length !== 1) return false;
-        const address = `127.0.0.1:${this.nodes[leaders[0]].port}`;
+        const address = this.advertised[leaders[0]];
         found = leaders[0];
         return seen.every((ping) => !ping || ping.role === 'leader' || ping.leader === address);
       },
@@ -152,7 +183,7 @@ export class OnceCluster {
     await this.nodes[index].restart();
   }
 
-  /** Kills every node and NATS server and deletes their directories. */
+  /** Kills every node and NATS server and deletes their directories (not the `dataDirs` given). */
   async cleanup(): Promise<void> {
     await Promise.allSettled(this.nodes.map((node) => node.cleanup()));
     await this.nats.cleanup();
