@@ -25,10 +25,24 @@ export function spawnNode(
   options: SpawnNodeOptions = {},
 ): ChildProcess {
   const nodePath = [build.nodeModules, process.env.NODE_PATH].filter(Boolean).join(delimiter);
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
-    env: { ...process.env, NODE_PATH: nodePath, NO_COLOR: '1', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return spawnTracked(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
+    ...process.env,
+    NODE_PATH: nodePath,
+    NO_COLOR: '1',
+    ...options.env,
   });
+}
+
+/**
+ * Spawns any program (`nats-server`), stdout and stderr piped, remembered
+ * like {@link spawnNode}'s children so that a failing bench leaves none behind.
+ */
+export function spawnTracked(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   child.once('exit', () => live.delete(child));
   return child;

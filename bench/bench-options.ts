@@ -4,6 +4,11 @@ import { positiveInteger } from './cli-numbers';
 /** Everything that sizes one bench invocation. */
 export interface BenchOptions {
   readonly profile: 'default' | 'quick' | 'smoke';
+  /**
+   * `--cluster`: the cluster figures (3 NATS servers, 3 once nodes) instead
+   * of the single-node ones.
+   */
+  readonly cluster: boolean;
   readonly out: string;
   /** Where the data directories of the run go (a temporary directory inside it). */
   readonly workDir: string;
@@ -21,9 +26,11 @@ export interface BenchOptions {
   /** Restarts timed per case; the median is reported. */
   readonly restartRepeats: number;
   readonly idleSessions: number;
+  /** Cluster: leader kills timed for the failover figures. */
+  readonly failoverKills: number;
 }
 
-type Profile = Omit<BenchOptions, 'profile' | 'out' | 'workDir'>;
+type Profile = Omit<BenchOptions, 'profile' | 'cluster' | 'out' | 'workDir'>;
 
 /**
  * The three sizes. Default: the figures to publish (restart at 1,000,000
@@ -43,6 +50,7 @@ const PROFILES: Readonly<Record<BenchOptions['profile'], Profile>> = {
     restartSnapshotEveryOps: 100_000,
     restartRepeats: 5,
     idleSessions: 10_000,
+    failoverKills: 5,
   },
   quick: {
     connections: 64,
@@ -55,6 +63,7 @@ const PROFILES: Readonly<Record<BenchOptions['profile'], Profile>> = {
     restartSnapshotEveryOps: 100_000,
     restartRepeats: 3,
     idleSessions: 10_000,
+    failoverKills: 3,
   },
   smoke: {
     connections: 16,
@@ -67,6 +76,7 @@ const PROFILES: Readonly<Record<BenchOptions['profile'], Profile>> = {
     restartSnapshotEveryOps: 1000,
     restartRepeats: 1,
     idleSessions: 10_000,
+    failoverKills: 1,
   },
 };
 
@@ -78,6 +88,8 @@ const PROFILES: Readonly<Record<BenchOptions['profile'], Profile>> = {
 const MAX_DEPTH = 1024;
 
 export const DEFAULT_OUT = 'bench/results/latest.json';
+/** Where `--cluster` writes, unless `--out` says otherwise. */
+export const DEFAULT_CLUSTER_OUT = 'bench/results/cluster-latest.json';
 /** Next to the results (gitignored), on the repository's disk. */
 export const DEFAULT_WORK_DIR = 'bench/results';
 
@@ -87,25 +99,32 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .name('npm run bench --')
     .description('once benchmark suite: throughput, latency, replay, restart and memory figures')
     .option('--quick', 'small sizes (about 3 minutes on 2 cores; restart at 100k ops)')
-    .option('--smoke', 'tiny sizes (under 30 s, for CI)')
-    .option('--out <file>', 'where to write the JSON results', DEFAULT_OUT)
+    .option('--smoke', 'tiny sizes (under 30 s, for CI; under 60 s with --cluster)')
+    .option('--cluster', 'cluster figures (3 NATS servers, 3 nodes) instead of single-node ones')
+    .option(
+      '--out <file>',
+      `where to write the JSON results (default: ${DEFAULT_OUT}, ${DEFAULT_CLUSTER_OUT} with --cluster)`,
+    )
     .option('--work-dir <dir>', 'where data directories go (a disk, not a tmpfs)', DEFAULT_WORK_DIR)
     .option('--connections <count>', 'connections per load generator', positiveInteger)
     .option('--depth <count>', 'closed loop: requests in flight per connection', positiveInteger)
     .option('--payload-bytes <bytes>', 'JSON bytes of each request payload', positiveInteger)
     .option('--runs <count>', 'throughput runs (medians over them)', positiveInteger)
     .option('--restart-ops <count>', 'ops per journal for the restart figures', positiveInteger)
+    .option('--kills <count>', 'cluster: leader kills for the failover figures', positiveInteger)
     .parse(argv)
     .opts<{
       quick?: boolean;
       smoke?: boolean;
-      out: string;
+      cluster?: boolean;
+      out?: string;
       workDir: string;
       connections?: number;
       depth?: number;
       payloadBytes?: number;
       runs?: number;
       restartOps?: number;
+      kills?: number;
     }>();
   if (flags.quick && flags.smoke) throw new Error('--quick and --smoke exclude each other');
   const profile = flags.smoke ? 'smoke' : flags.quick ? 'quick' : 'default';
@@ -113,16 +132,19 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const depth = flags.depth ?? preset.depth;
   if (depth > MAX_DEPTH) throw new Error(`--depth must be at most ${MAX_DEPTH}`);
   const restartOps = flags.restartOps ?? preset.restartOps;
+  const cluster = flags.cluster === true;
   return {
     ...preset,
     profile,
-    out: flags.out,
+    cluster,
+    out: flags.out ?? (cluster ? DEFAULT_CLUSTER_OUT : DEFAULT_OUT),
     workDir: flags.workDir,
     connections: flags.connections ?? preset.connections,
     depth,
     payloadBytes: flags.payloadBytes ?? preset.payloadBytes,
     runs: flags.runs ?? preset.runs,
     restartOps,
+    failoverKills: flags.kills ?? preset.failoverKills,
     // A journal shorter than the interval would have no snapshot to restart from.
     restartSnapshotEveryOps: Math.min(preset.restartSnapshotEveryOps, restartOps),
   };

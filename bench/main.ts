@@ -4,10 +4,11 @@ import { dirname, join, resolve } from 'node:path';
 import { killAllChildren, runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
 import { computeFigures } from './bench-figures';
+import { runClusterBench } from './cluster-bench';
 import { parseBenchOptions } from './bench-options';
 import { snapshotBuild } from './build-snapshot';
 import { type BenchDocument, figuresTable } from './bench-report';
-import { environmentInfo } from './environment-info';
+import { type EnvironmentInfo, environmentInfo } from './environment-info';
 import { exitOnSignals } from './exit-on-signals';
 import { type IdleSessionsReport } from './idle-sessions';
 import { measureRestarts } from './restart-run';
@@ -16,9 +17,10 @@ import { measureThroughputRun, type ThroughputRun } from './throughput-run';
 const IDLE_SESSIONS_TIMEOUT_MS = 300_000;
 
 /**
- * `npm run bench [-- --quick | --smoke] [--out file] [...]`: the benchmark
- * suite of the once service, measured against NestJS's TCP transport and bare
- * LevelDB on the same machine in the same invocation. This process only
+ * `npm run bench [-- --quick | --smoke] [--cluster] [--out file] [...]`: the
+ * benchmark suite of the once service, measured against NestJS's TCP
+ * transport and bare LevelDB on the same machine in the same invocation
+ * (`--cluster`: a cluster of three nodes, against bare JetStream). This process only
  * orchestrates: every server, load generator and raw measurement is a child
  * process of its own (see bench/README.md for the method of each figure).
  */
@@ -28,7 +30,7 @@ async function main(): Promise<void> {
   const startedMs = performance.now();
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(
-    `once bench (${options.profile}): ${options.connections} connections × depth ${options.depth}, payload ${options.payloadBytes} B, ${options.runs} runs; node ${environment.node}, ${environment.cpuCount} CPUs`,
+    `once ${options.cluster ? 'cluster ' : ''}bench (${options.profile}): ${options.connections} connections × depth ${options.depth}, payload ${options.payloadBytes} B, ${options.runs} runs; node ${environment.node}, ${environment.cpuCount} CPUs`,
   );
   // Under the work directory's parent, not os.tmpdir(): /tmp is a tmpfs on
   // many systems, where fsync costs nothing and durable figures would lie.
@@ -42,39 +44,14 @@ async function main(): Promise<void> {
       adminPassword: randomBytes(16).toString('hex'),
       log,
     };
-    const runs: ThroughputRun[] = [];
-    for (let index = 0; index < options.runs; index++) {
-      log(`run ${index + 1}/${options.runs}`);
-      runs.push(await measureThroughputRun(context, index));
-    }
-    log(`restarts at ${options.restartOps} ops`);
-    const restarts = await measureRestarts(context);
-    const idleSessions: IdleSessionsReport[] = [];
-    for (let index = 0; index < options.runs; index++) {
-      idleSessions.push(
-        await runBenchChild<IdleSessionsReport>(
-          context.build,
-          'idle-sessions',
-          ['--dir', join(workDir, `idle-${index}`), '--sessions', String(options.idleSessions)],
-          { nodeArgs: ['--expose-gc'], timeoutMs: IDLE_SESSIONS_TIMEOUT_MS },
-        ),
-      );
-    }
-
-    const { out, ...settings } = options;
-    const document: BenchDocument = {
-      ...computeFigures(runs, restarts, idleSessions),
-      environment,
-      settings,
-      runs,
-      restarts,
-      idleSessions,
-    };
-    const outFile = resolve(out);
+    const { document, table } = options.cluster
+      ? await runClusterBench(context, environment)
+      : await runSingleNodeBench(context, environment);
+    const outFile = resolve(options.out);
     await mkdir(dirname(outFile), { recursive: true });
     await writeFile(outFile, `${JSON.stringify(document, null, 2)}\n`);
     log('');
-    log(figuresTable(document));
+    log(table);
     log('');
     log(
       `${environment.command} — ${Math.round((performance.now() - startedMs) / 1000)} s; results in ${outFile}`,
@@ -83,6 +60,42 @@ async function main(): Promise<void> {
     killAllChildren();
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** The single-node figures: throughput runs, restarts, memory per idle session. */
+async function runSingleNodeBench(
+  context: BenchContext,
+  environment: EnvironmentInfo,
+): Promise<{ document: BenchDocument; table: string }> {
+  const { options, workDir, log } = context;
+  const runs: ThroughputRun[] = [];
+  for (let index = 0; index < options.runs; index++) {
+    log(`run ${index + 1}/${options.runs}`);
+    runs.push(await measureThroughputRun(context, index));
+  }
+  log(`restarts at ${options.restartOps} ops`);
+  const restarts = await measureRestarts(context);
+  const idleSessions: IdleSessionsReport[] = [];
+  for (let index = 0; index < options.runs; index++) {
+    idleSessions.push(
+      await runBenchChild<IdleSessionsReport>(
+        context.build,
+        'idle-sessions',
+        ['--dir', join(workDir, `idle-${index}`), '--sessions', String(options.idleSessions)],
+        { nodeArgs: ['--expose-gc'], timeoutMs: IDLE_SESSIONS_TIMEOUT_MS },
+      ),
+    );
+  }
+  const { out: _out, ...settings } = options;
+  const document: BenchDocument = {
+    ...computeFigures(runs, restarts, idleSessions),
+    environment,
+    settings,
+    runs,
+    restarts,
+    idleSessions,
+  };
+  return { document, table: figuresTable(document) };
 }
 
 exitOnSignals(killAllChildren);

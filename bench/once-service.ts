@@ -1,5 +1,5 @@
 import { type BuildSnapshot, serviceMain } from './build-snapshot';
-import { type PingReply, pingUntilReady } from './ping-client';
+import { type PingReply, isReady, pingUntil, pingUntilReady } from './ping-client';
 import { ServerChild } from './server-child';
 import { sleep } from './sleep';
 
@@ -9,8 +9,18 @@ export interface OnceServiceOptions {
   readonly build: BuildSnapshot;
   readonly dataDir: string;
   readonly adminPassword: string;
-  /** ONCE_SNAPSHOT_EVERY_OPS. */
-  readonly snapshotEveryOps: number;
+  /** ONCE_SNAPSHOT_EVERY_OPS; the service's default when absent. */
+  readonly snapshotEveryOps?: number;
+  /** ONCE_PORT. Default 0: any free port. */
+  readonly port?: number;
+  /** More ONCE_* settings (cluster mode: ONCE_NATS_SERVERS, ONCE_NODE_ID, …). */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * When the started service counts as up, from its PING answers (polled
+   * every 5 ms): `readyAfterMs` is measured to the first that passes.
+   * Default: `ready: true`.
+   */
+  readonly readyWhen?: (reply: PingReply) => boolean;
 }
 
 /** What the service logs at the end of its boot replay. */
@@ -52,17 +62,26 @@ export class OnceService {
       env: {
         ...unsetInheritedSettings(),
         ONCE_HOST: SERVICE_HOST,
-        ONCE_PORT: '0',
+        ONCE_PORT: String(options.port ?? 0),
         ONCE_DATA_DIR: options.dataDir,
         ONCE_ADMIN_PASSWORD: options.adminPassword,
-        ONCE_SNAPSHOT_EVERY_OPS: String(options.snapshotEveryOps),
+        ...(options.snapshotEveryOps !== undefined && {
+          ONCE_SNAPSHOT_EVERY_OPS: String(options.snapshotEveryOps),
+        }),
         // The bench reads the service's text log lines.
         ONCE_LOG_FORMAT: 'text',
+        ...options.env,
       },
     });
     try {
       const port = Number((await child.waitForLog(LISTENING, READY_TIMEOUT_MS))[1]);
-      const ready = await pingUntilReady(SERVICE_HOST, port, READY_POLL_MS, READY_TIMEOUT_MS);
+      const ready = await pingUntil(
+        SERVICE_HOST,
+        port,
+        READY_POLL_MS,
+        READY_TIMEOUT_MS,
+        options.readyWhen ?? isReady,
+      );
       return new OnceService(child, port, performance.now() - child.spawnedAtMs, ready);
     } catch (error) {
       await child.kill();
@@ -111,6 +130,16 @@ export class OnceService {
       }
       await sleep(SNAPSHOT_POLL_MS);
     }
+  }
+
+  /** Whether the process still runs. */
+  get running(): boolean {
+    return this.child.running;
+  }
+
+  /** The last lines the service logged, for error messages. */
+  tail(): string {
+    return this.child.tail();
   }
 
   /** SIGKILL: no graceful stop, hence no stop snapshot; only synced batches survive. */

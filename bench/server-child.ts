@@ -1,5 +1,5 @@
 import { type ChildProcess } from 'node:child_process';
-import { type SpawnNodeOptions, spawnNode } from './bench-children';
+import { type SpawnNodeOptions, spawnNode, spawnTracked } from './bench-children';
 import { type BuildSnapshot } from './build-snapshot';
 
 /**
@@ -39,6 +39,12 @@ export class ServerChild {
   ): ServerChild {
     const spawnedAtMs = performance.now();
     return new ServerChild(spawnNode(build, script, args, options), spawnedAtMs);
+  }
+
+  /** A server that is not a Node script of the build (`nats-server`). */
+  static spawnProgram(command: string, args: readonly string[]): ServerChild {
+    const spawnedAtMs = performance.now();
+    return new ServerChild(spawnTracked(command, args), spawnedAtMs);
   }
 
   /** Everything written to stdout and stderr so far. */
