@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { encodeEntry } from './entry-codec';
 import { InvalidEntryError } from './invalid-entry.error';
@@ -91,5 +92,35 @@ describe('JournalStore.enqueueCopy', () => {
     const own = await copy.append(commandDraft(2));
     expect(own.op).toBe(2);
     expect(own.timestamp).toBe(900n);
+  });
+
+  it('with syncWrites off, writes its groups without an fsync and still reports and keeps them in op order', async () => {
+    // Given a source journal and a copy that does not fsync its groups
+    const source = await open('source', () => 7_000_000n);
+    const written = await Promise.all([1, 2, 3].map((n) => source.append(commandDraft(n))));
+    const copy = await JournalStore.open(join(root, 'unsynced'), { syncWrites: false });
+    opened.push(copy);
+    const batches = jest.spyOn(
+      ClassicLevel.prototype as unknown as { _batch: (ops: unknown, options: unknown) => void },
+      '_batch',
+    );
+
+    // When it copies them
+    const durable: number[] = [];
+    copy.onDurable((entries) => durable.push(...entries.map((entry) => entry.op)));
+    for (const entry of written) copy.enqueueCopy(entry);
+    await copy.close();
+    opened.splice(opened.indexOf(copy), 1);
+
+    // Then no group was fsynced; they were reported in order, and a reopen reads the same bytes
+    const calls = [...batches.mock.calls];
+    batches.mockRestore();
+    expect(calls.length).toBeGreaterThan(0);
+    for (const [, options] of calls) expect(options).toEqual({ sync: false });
+    expect(durable).toEqual([1, 2, 3]);
+    const reopened = await open('unsynced');
+    expect((await readAll(reopened)).map((entry) => encodeEntry(entry))).toEqual(
+      written.map((entry) => encodeEntry(entry)),
+    );
   });
 });

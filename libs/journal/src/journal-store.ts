@@ -55,6 +55,17 @@ export interface JournalStoreOptions {
    * leftover of a cut-short directory creation removed). Default: ignored.
    */
   notice?: (message: string) => void;
+  /**
+   * Whether each group's batch is fsynced before it is reported durable.
+   * Default true: on a single node the journal is the authority, and an
+   * entry is durable only once it is on disk. A cluster node's local copy
+   * turns it off, because the cluster's stream is the authority there: a
+   * copied tail lost to a power cut is copied again from the stream, and
+   * waiting for a local fsync per group would cap the leader's commit rate
+   * at the disk's fsync rate. A synced write (a snapshot, settings) still
+   * makes every earlier write durable, since LevelDB syncs its one log.
+   */
+  syncWrites?: boolean;
 }
 
 type Level = ClassicLevel<Buffer, Buffer>;
@@ -163,9 +174,10 @@ export class JournalStore implements Journal {
     this.#journalKeyPrefix = Buffer.from(init.journal.prefixKey(Buffer.alloc(0), 'buffer', false));
     const native = init.db as unknown as NativeBatch;
     const beforeWrite = init.options.beforeWrite;
+    const sync = init.options.syncWrites ?? true;
     this.#commit = new GroupCommit<JournalPut>(async (operations) => {
       if (beforeWrite !== undefined) await beforeWrite(operations.length);
-      await native._batch(operations, { sync: true });
+      await native._batch(operations, { sync });
     }, init.tail.lastOp);
   }
 

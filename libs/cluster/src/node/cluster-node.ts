@@ -59,8 +59,11 @@ export class ClusterNode implements WriteRole, TermHost {
 
   /** Opens the local journal, connects to NATS and opens the cluster's stream. */
   static async open(options: ClusterNodeOptions): Promise<ClusterNode> {
+    // The stream is the authority: the local copy needs no fsync per group
+    // (see `syncWrites`); a node that lost its copied tail copies it again.
     const local = await JournalStore.open(options.dataDir, {
       notice: (message) => options.logger?.warn(message),
+      syncWrites: false,
       ...options.journal,
     });
     let connection: NatsConnection | undefined;
