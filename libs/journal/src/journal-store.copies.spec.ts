@@ -123,4 +123,23 @@ describe('JournalStore.enqueueCopy', () => {
       written.map((entry) => encodeEntry(entry)),
     );
   });
+
+  it('stores a verified encoding it is given as is, reading back the same entries', async () => {
+    // Given entries of a source journal and their encodings
+    const source = await open('source', () => 9_000_000n);
+    const written = await Promise.all([1, 2].map((n) => source.append(commandDraft(n))));
+
+    // When a copy is given each entry with its encoding
+    const copy = await open('encoded');
+    const returned = written.map((entry) => copy.enqueueCopy(entry, encodeEntry(entry)));
+    await copy.close();
+    opened.splice(opened.indexOf(copy), 1);
+
+    // Then it hands back the entries themselves, and a reopen reads the same bytes
+    expect(returned).toEqual(written);
+    const reopened = await open('encoded');
+    expect((await readAll(reopened)).map((entry) => encodeEntry(entry))).toEqual(
+      written.map((entry) => encodeEntry(entry)),
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import { type JournalEntry, encodeEntry } from '@once/journal';
+import { streamEncodingOf } from '../journal/journal-message';
 import { LocalTailDivergedError } from './local-tail-diverged.error';
 
 /** Where a follower reads the cluster's journal: a `JetStreamJournal` (any instance reads). */
@@ -11,7 +12,8 @@ export interface FollowedStream {
 export interface LocalCopy {
   readonly lastOp: number;
   readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
-  enqueueCopy(entry: JournalEntry): JournalEntry;
+  /** Stores `entry` after the last op; `encoded`, when given, is its verified encoding. */
+  enqueueCopy(entry: JournalEntry, encoded?: Buffer): JournalEntry;
 }
 
 /** How many of the local journal's last entries are compared with the stream before following. */
@@ -84,7 +86,7 @@ export class StreamFollower {
       if (this.#abort.signal.aborted) return;
       for (const entry of batch) {
         if (entry.op <= this.#copiedOp) continue;
-        this.local.enqueueCopy(entry);
+        this.local.enqueueCopy(entry, streamEncodingOf(entry));
         this.#copiedOp = entry.op;
       }
     }

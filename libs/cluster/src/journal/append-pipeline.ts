@@ -65,6 +65,7 @@ export class AppendPipeline {
   #settling = false;
   #failure: Error | undefined;
   readonly #durableListeners = new ListenerList<readonly JournalEntry[]>();
+  readonly #storedListeners = new ListenerList<AppendGroup>();
   readonly #failureListeners = new ListenerList<Error>();
   #idleWaiters: Array<() => void> = [];
 
@@ -157,6 +158,13 @@ export class AppendPipeline {
   /** Calls `listener` with each stored group's entries, in op order, each once. */
   onDurable(listener: (entries: readonly JournalEntry[]) => void): () => void {
     return this.#durableListeners.add(listener);
+  }
+
+  /** Like {@link onDurable}, with each entry's encoding as stored (the group's, in op order). */
+  onStored(
+    listener: (entries: readonly JournalEntry[], encoded: readonly Buffer[]) => void,
+  ): () => void {
+    return this.#storedListeners.add((group) => listener(group.entries, group.encoded));
   }
 
   /** Calls `listener` once, with the error the pipeline stops with. */
@@ -269,6 +277,7 @@ export class AppendPipeline {
       this.#batches++;
       this.#entries += entries.length;
       this.#durableListeners.emit(entries);
+      this.#storedListeners.emit(group);
     }
     if (this.#pendingCount === 0) this.#wakeIdleWaiters();
   }

@@ -152,6 +152,17 @@ export class JetStreamJournal implements Journal {
     return this.#pipeline.onDurable(listener);
   }
 
+  /**
+   * Like `onDurable`, with each entry's encoding as the stream stored it: a
+   * node copying its own appends into its local journal stores these bytes
+   * instead of encoding every entry again.
+   */
+  onStored(
+    listener: (entries: readonly JournalEntry[], encoded: readonly Buffer[]) => void,
+  ): () => void {
+    return this.#pipeline.onStored(listener);
+  }
+
   onFailure(listener: (error: Error) => void): () => void {
     return this.#pipeline.onFailure(listener);
   }

@@ -85,6 +85,18 @@ export function messageOps(
  * one after the previous message's last). Throws {@link JournalCorruptionError}
  * naming the first bad or missing op. The entries are views of `data`.
  */
+/**
+ * The bytes each entry decoded from a stream message was read from, verified
+ * by its checksum: a follower stores them in its local copy as they are
+ * instead of encoding the entry again. Weak, so it holds nothing alive.
+ */
+const verifiedEncodings = new WeakMap<JournalEntry, Buffer>();
+
+/** The verified bytes `entry` was decoded from, when it came from a stream message. */
+export function streamEncodingOf(entry: JournalEntry): Buffer | undefined {
+  return verifiedEncodings.get(entry);
+}
+
 export function decodeGroupMessage(
   seq: number,
   data: Uint8Array,
@@ -118,7 +130,10 @@ export function decodeGroupMessage(
         `its body length says ${length} bytes, stream message ${seq} holds ${left} more`,
       );
     }
-    entries[op - firstOp] = decodeEntry(bytes.subarray(offset, offset + length), op);
+    const encoded = bytes.subarray(offset, offset + length);
+    const entry = decodeEntry(encoded, op);
+    verifiedEncodings.set(entry, encoded);
+    entries[op - firstOp] = entry;
     offset += length;
   }
   if (offset !== bytes.byteLength) {

@@ -40,7 +40,7 @@ export class LeaderTerm {
   ) {
     const { local } = host.journal;
     this.#unsubscribe = [
-      writer.onDurable((entries) => this.#copy(local, entries)),
+      writer.onStored((entries, encoded) => this.#copy(local, entries, encoded)),
       writer.onFailure((error) => host.writerFailed(error)),
     ];
     host.journal.setWriter(writer);
@@ -85,11 +85,15 @@ export class LeaderTerm {
     });
   }
 
-  #copy(local: ClusterJournal['local'], entries: readonly JournalEntry[]): void {
+  #copy(
+    local: ClusterJournal['local'],
+    entries: readonly JournalEntry[],
+    encoded: readonly Buffer[],
+  ): void {
     if (this.#ended) return;
-    for (const entry of entries) {
+    for (const [index, entry] of entries.entries()) {
       try {
-        local.enqueueCopy(entry);
+        local.enqueueCopy(entry, encoded[index]);
       } catch (error) {
         // The local journal failed (its own fail-stop reaches the engine) or
         // no longer follows this writer: the term cannot go on.
