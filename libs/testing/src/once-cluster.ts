@@ -4,6 +4,7 @@ import { freePorts } from './free-ports';
 import { NatsCluster } from './nats-cluster';
 import { RawClient, bodyJson } from './raw-client';
 import { ServiceProcess, type ServiceProcessOptions } from './service-process';
+import { TcpProxy } from './tcp-proxy';
 
 /** Options of {@link OnceCluster.start}. */
 export interface OnceClusterOptions {
@@ -19,6 +20,15 @@ export interface OnceClusterOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** What each node runs and how it is awaited, as `ServiceProcess` takes it (not `env`, `dataDir`). */
   readonly service?: Omit<ServiceProcessOptions, 'env' | 'dataDir'>;
+  /**
+   * Give each node its own {@link TcpProxy} to every NATS server and the
+   * proxies' addresses as `ONCE_NATS_SERVERS`, so a test can cut one node
+   * off NATS while the others keep their links (see `natsLinks`). Stall the
+   * proxies rather than cut them: a NATS client that sees its connection
+   * close reconnects to the servers' own addresses, which the servers tell
+   * it. Default false.
+   */
+  readonly proxiedNats?: boolean;
 }
 
 /** What one node says of itself in its PING reply. */
@@ -41,6 +51,7 @@ export class OnceCluster {
   private constructor(
     readonly nats: NatsCluster,
     readonly nodes: ServiceProcess[],
+    private readonly links: readonly (readonly TcpProxy[])[],
   ) {}
 
   static async start(options: OnceClusterOptions = {}): Promise<OnceCluster> {
@@ -48,7 +59,11 @@ export class OnceCluster {
     const count = options.nodes ?? 3;
     const ports = await freePorts(count);
     const nodes: ServiceProcess[] = [];
+    const links: TcpProxy[][] = [];
     try {
+      if (options.proxiedNats) {
+        for (let i = 0; i < count; i++) links.push(await proxiesTo(nats.urls));
+      }
       // One at a time: the first creates the stream and buckets the others find.
       for (let i = 0; i < count; i++) {
         nodes.push(
@@ -58,7 +73,7 @@ export class OnceCluster {
             env: {
               ...options.env,
               ONCE_PORT: String(ports[i]),
-              ONCE_NATS_SERVERS: nats.urls.join(','),
+              ONCE_NATS_SERVERS: (links[i]?.map(natsUrlOf) ?? nats.urls).join(','),
               ONCE_NODE_ID: `node${i + 1}`,
               ONCE_ADVERTISE: `127.0.0.1:${ports[i]}`,
               ONCE_CLUSTER_NAME: options.clusterName ?? 'once',
@@ -69,10 +84,20 @@ export class OnceCluster {
       }
     } catch (error) {
       await Promise.allSettled(nodes.map((node) => node.cleanup()));
+      await Promise.allSettled(links.flat().map((proxy) => proxy.close()));
       await nats.cleanup();
       throw error;
     }
-    return new OnceCluster(nats, nodes);
+    return new OnceCluster(nats, nodes, links);
+  }
+
+  /**
+   * Node `index`'s links to the NATS servers, one proxy per server in server
+   * order, with `proxiedNats` (else none): `stall()` them all to cut the
+   * node off NATS without it noticing a closed connection, `resume()` to heal.
+   */
+  natsLinks(index: number): readonly TcpProxy[] {
+    return this.links[index] ?? [];
   }
 
   /** Every node's `host:port`, in node order. */
@@ -150,6 +175,20 @@ export class OnceCluster {
   /** Kills every node and NATS server and deletes their directories. */
   async cleanup(): Promise<void> {
     await Promise.allSettled(this.nodes.map((node) => node.cleanup()));
+    await Promise.allSettled(this.links.flat().map((proxy) => proxy.close()));
     await this.nats.cleanup();
   }
+}
+
+/** One proxy to each of `urls` (`nats://127.0.0.1:<port>`), in order. */
+async function proxiesTo(urls: readonly string[]): Promise<TcpProxy[]> {
+  const proxies: TcpProxy[] = [];
+  for (const url of urls) {
+    proxies.push(await TcpProxy.start({ targetPort: Number(new URL(url).port) }));
+  }
+  return proxies;
+}
+
+function natsUrlOf(proxy: TcpProxy): string {
+  return `nats://127.0.0.1:${proxy.port}`;
 }
