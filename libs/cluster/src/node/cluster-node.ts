@@ -168,6 +168,11 @@ export class ClusterNode implements WriteRole, TermHost {
     return this.#follower;
   }
 
+  /** True while a follower copies the stream into the local journal (it started, and was not stopped). */
+  get following(): boolean {
+    return this.#follower !== undefined;
+  }
+
   /** Stops copying the stream (a leader copies its own acknowledgements instead). */
   async unfollow(): Promise<void> {
     const follower = this.#follower;
