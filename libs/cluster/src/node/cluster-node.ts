@@ -164,6 +164,12 @@ export class ClusterNode implements WriteRole, TermHost {
         this.logger.error(`following the cluster's stream failed: ${error.message}`);
         this.engine.setPhase('failed');
       },
+      {
+        onStalled: (copiedOp) =>
+          this.logger.warn(
+            `${this.nodeId}: the stream read copied nothing past op ${copiedOp} while the stream held more; reading it afresh`,
+          ),
+      },
     );
     return this.#follower;
   }
