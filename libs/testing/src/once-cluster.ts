@@ -4,6 +4,7 @@ import { freePorts } from './free-ports';
 import { NatsCluster } from './nats-cluster';
 import { RawClient, bodyJson } from './raw-client';
 import { ServiceProcess, type ServiceProcessOptions } from './service-process';
+import { TcpProxy } from './tcp-proxy';
 
 /** Options of {@link OnceCluster.start}. */
 export interface OnceClusterOptions {
@@ -38,6 +39,15 @@ export interface OnceClusterOptions {
    * temporary one per node, removed by `cleanup()`.
    */
   readonly dataDirs?: readonly string[];
+  /**
+   * Give each node its own {@link TcpProxy} to every NATS server and the
+   * proxies' addresses as `ONCE_NATS_SERVERS`, so a test can cut one node
+   * off NATS while the others keep their links (see `natsLinks`). Stall the
+   * proxies rather than cut them: a NATS client that sees its connection
+   * close reconnects to the servers' own addresses, which the servers tell
+   * it. Default false.
+   */
+  readonly proxiedNats?: boolean;
 }
 
 /** What one node says of itself in its PING reply. */
@@ -63,6 +73,7 @@ export class OnceCluster {
     readonly nodes: ServiceProcess[],
     /** What each node advertises (`host:port`), in node order: the `leader` its PING names. */
     readonly advertised: readonly string[],
+    private readonly links: readonly (readonly TcpProxy[])[],
   ) {}
 
   static async start(options: OnceClusterOptions = {}): Promise<OnceCluster> {
@@ -83,7 +94,11 @@ export class OnceCluster {
     const ports = options.ports ?? (await freePorts(count));
     const advertised = ports.map((port, i) => options.advertise?.[i] ?? `127.0.0.1:${port}`);
     const nodes: ServiceProcess[] = [];
+    const links: TcpProxy[][] = [];
     try {
+      if (options.proxiedNats) {
+        for (let i = 0; i < count; i++) links.push(await proxiesTo(nats.urls));
+      }
       // One at a time: the first creates the stream and buckets the others find.
       for (let i = 0; i < count; i++) {
         nodes.push(
@@ -94,7 +109,7 @@ export class OnceCluster {
             env: {
               ...options.env,
               ONCE_PORT: String(ports[i]),
-              ONCE_NATS_SERVERS: nats.urls.join(','),
+              ONCE_NATS_SERVERS: (links[i]?.map(natsUrlOf) ?? nats.urls).join(','),
               ONCE_NODE_ID: `node${i + 1}`,
               ONCE_ADVERTISE: advertised[i],
               ONCE_CLUSTER_NAME: options.clusterName ?? 'once',
@@ -105,10 +120,20 @@ export class OnceCluster {
       }
     } catch (error) {
       await Promise.allSettled(nodes.map((node) => node.cleanup()));
+      await Promise.allSettled(links.flat().map((proxy) => proxy.close()));
       await nats.cleanup();
       throw error;
     }
-    return new OnceCluster(nats, nodes, advertised);
+    return new OnceCluster(nats, nodes, advertised, links);
+  }
+
+  /**
+   * Node `index`'s links to the NATS servers, one proxy per server in server
+   * order, with `proxiedNats` (else none): `stall()` them all to cut the
+   * node off NATS without it noticing a closed connection, `resume()` to heal.
+   */
+  natsLinks(index: number): readonly TcpProxy[] {
+    return this.links[index] ?? [];
   }
 
   /** Every node's `host:port`, in node order. */
@@ -186,6 +211,20 @@ export class OnceCluster {
   /** Kills every node and NATS server and deletes their directories (not the `dataDirs` given). */
   async cleanup(): Promise<void> {
     await Promise.allSettled(this.nodes.map((node) => node.cleanup()));
+    await Promise.allSettled(this.links.flat().map((proxy) => proxy.close()));
     await this.nats.cleanup();
   }
+}
+
+/** One proxy to each of `urls` (`nats://127.0.0.1:<port>`), in order. */
+async function proxiesTo(urls: readonly string[]): Promise<TcpProxy[]> {
+  const proxies: TcpProxy[] = [];
+  for (const url of urls) {
+    proxies.push(await TcpProxy.start({ targetPort: Number(new URL(url).port) }));
+  }
+  return proxies;
+}
+
+function natsUrlOf(proxy: TcpProxy): string {
+  return `nats://127.0.0.1:${proxy.port}`;
 }

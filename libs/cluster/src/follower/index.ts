@@ -1,2 +1,7 @@
 export { LocalTailDivergedError } from './local-tail-diverged.error';
-export { type FollowedStream, type LocalCopy, StreamFollower } from './stream-follower';
+export {
+  type FollowedStream,
+  type LocalCopy,
+  StreamFollower,
+  type StreamFollowerOptions,
+} from './stream-follower';

@@ -6,7 +6,24 @@ import { LocalTailDivergedError } from './local-tail-diverged.error';
 export interface FollowedStream {
   readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
   follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]>;
+  /** The stream's last op now, asked of the stream leader. */
+  streamLastOp(): Promise<number>;
 }
+
+/** Options of {@link StreamFollower.start}. */
+export interface StreamFollowerOptions {
+  /**
+   * How often the follower compares what it copied with the stream's end,
+   * ms: a read that copied nothing over a whole interval while the stream
+   * held more at its start is abandoned and a new one begins after the last
+   * op copied. Default 2000 ms.
+   */
+  readonly stallCheckIntervalMs?: number;
+  /** Hears of each abandoned read, with the last op copied (to log it). Default: nothing. */
+  readonly onStalled?: (copiedOp: number) => void;
+}
+
+const STALL_CHECK_INTERVAL_MS_DEFAULT = 2_000;
 
 /** The node's local copy: a `JournalStore`, whose `onDurable` reports what was copied. */
 export interface LocalCopy {
@@ -25,6 +42,14 @@ const TAIL_CHECK_ENTRIES = 64;
  * and the engine applies them through the one apply path, exactly as it
  * applies its own commits and replays.
  *
+ * The read is watched: JetStream keeps a reader's consumer on one server, and
+ * when that server dies the client library waits for it to come back (and,
+ * once it is back, for two missed idle heartbeats more) before it reads on,
+ * while the other servers hold every message. So a read that copies nothing
+ * over an interval while the stream held more at its start is abandoned and
+ * a new one begins after the last op copied, on a consumer a live server
+ * takes.
+ *
  * Before following, the local tail is checked against the stream: a local
  * entry the stream does not hold, or holds with other bytes, stops the start
  * with {@link LocalTailDivergedError} naming the op, rather than building a
@@ -35,12 +60,19 @@ export class StreamFollower {
   #copiedOp: number;
   #failure: Error | undefined;
   readonly #done: Promise<void>;
+  readonly #options: StreamFollowerOptions;
+  /** The copied op and the stream's end at the last stall check. */
+  #checked = { copiedOp: -1, streamOp: 0 };
+  #checking = false;
+  #restarts = 0;
 
   private constructor(
     private readonly stream: FollowedStream,
     private readonly local: LocalCopy,
     onFailure: (error: Error) => void,
+    options: StreamFollowerOptions,
   ) {
+    this.#options = options;
     this.#copiedOp = local.lastOp;
     this.#done = this.#run().catch((error: unknown) => {
       if (this.#abort.signal.aborted) return;
@@ -58,14 +90,20 @@ export class StreamFollower {
     stream: FollowedStream,
     local: LocalCopy,
     onFailure: (error: Error) => void = () => undefined,
+    options: StreamFollowerOptions = {},
   ): Promise<StreamFollower> {
     await checkLocalTail(stream, local);
-    return new StreamFollower(stream, local, onFailure);
+    return new StreamFollower(stream, local, onFailure, options);
   }
 
   /** The highest op handed to the local journal (its durability is the journal's to report). */
   get copiedOp(): number {
     return this.#copiedOp;
+  }
+
+  /** How many reads were abandoned for copying nothing while the stream held more. */
+  get restarts(): number {
+    return this.#restarts;
   }
 
   /** Why the follower stopped by itself, if it did. */
@@ -80,15 +118,52 @@ export class StreamFollower {
   }
 
   async #run(): Promise<void> {
-    for await (const batch of this.stream.follow(this.#copiedOp + 1, {
-      signal: this.#abort.signal,
-    })) {
-      if (this.#abort.signal.aborted) return;
-      for (const entry of batch) {
-        if (entry.op <= this.#copiedOp) continue;
-        this.local.enqueueCopy(entry, streamEncodingOf(entry));
-        this.#copiedOp = entry.op;
+    for (;;) {
+      const stalled = new AbortController();
+      const signal = AbortSignal.any([this.#abort.signal, stalled.signal]);
+      const timer = setInterval(
+        () => void this.#checkStall(stalled),
+        this.#options.stallCheckIntervalMs ?? STALL_CHECK_INTERVAL_MS_DEFAULT,
+      );
+      try {
+        for await (const batch of this.stream.follow(this.#copiedOp + 1, { signal })) {
+          if (signal.aborted) break;
+          for (const entry of batch) {
+            if (entry.op <= this.#copiedOp) continue;
+            this.local.enqueueCopy(entry, streamEncodingOf(entry));
+            this.#copiedOp = entry.op;
+          }
+        }
+      } finally {
+        clearInterval(timer);
       }
+      if (this.#abort.signal.aborted || !stalled.signal.aborted) return;
+      this.#restarts++;
+      this.#checked = { copiedOp: -1, streamOp: 0 };
+      this.#options.onStalled?.(this.#copiedOp);
+    }
+  }
+
+  /**
+   * Abandons the read (`stalled`) when nothing was copied since the last
+   * check although the stream then held an op past the copy; then notes
+   * where the copy and the stream stand now. A stream leader that does not
+   * answer (an election, NATS unreachable) gives nothing to compare with:
+   * the read is left to wait like every other request.
+   */
+  async #checkStall(stalled: AbortController): Promise<void> {
+    if (this.#checking) return;
+    const copiedOp = this.#copiedOp;
+    if (copiedOp === this.#checked.copiedOp && copiedOp < this.#checked.streamOp) {
+      stalled.abort();
+      return;
+    }
+    this.#checking = true;
+    try {
+      const streamOp = await this.stream.streamLastOp().catch(() => 0);
+      if (!stalled.signal.aborted) this.#checked = { copiedOp, streamOp };
+    } finally {
+      this.#checking = false;
     }
   }
 }

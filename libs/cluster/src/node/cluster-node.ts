@@ -180,8 +180,19 @@ export class ClusterNode implements WriteRole, TermHost {
         this.logger.error(`following the cluster's stream failed: ${error.message}`);
         this.engine.setPhase('failed');
       },
+      {
+        onStalled: (copiedOp) =>
+          this.logger.warn(
+            `${this.nodeId}: the stream read copied nothing past op ${copiedOp} while the stream held more; reading it afresh`,
+          ),
+      },
     );
     return this.#follower;
+  }
+
+  /** True while a follower copies the stream into the local journal (it started, and was not stopped). */
+  get following(): boolean {
+    return this.#follower !== undefined;
   }
 
   /** Stops copying the stream (a leader copies its own acknowledgements instead). */

@@ -75,6 +75,11 @@ export class RoleSwitch {
   private async settle(): Promise<void> {
     if (this.#frozen) return;
     if (this.term && (!this.leads || this.term.ended)) await this.stepDown();
+    // A node without a term copies the stream, whatever its lease role: a
+    // start of the follower that failed (NATS unreachable for longer than
+    // the stream's leader wait) is tried again here, at each retry and lease
+    // change, and a takeover catches up through it.
+    if (!this.term && !this.node.following) await this.node.follow();
     if (!this.term && this.leads) await this.takeOver();
   }
 

@@ -1,0 +1,147 @@
+import { EntryKind, type JournalEntry } from '@once/journal';
+import { type FollowedStream, type LocalCopy, StreamFollower } from './stream-follower';
+
+const CHECK_MS = 20;
+
+function entry(op: number): JournalEntry {
+  return {
+    kind: EntryKind.Command,
+    client: '0'.repeat(32),
+    session: 0,
+    request: 0,
+    userId: 0,
+    requestChecksum: Buffer.alloc(16),
+    body: Buffer.from(`entry ${op}`),
+    op,
+    timestamp: BigInt(op),
+  };
+}
+
+const aborted = (signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve) => {
+    if (!signal || signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A stream of ops 1..`length` whose n-th read (0-based) delivers up to
+ * `readsDeliverUpTo[n]` (everything when absent), one op at a time every
+ * `opEveryMs`, then waits, delivering nothing more, until it is aborted:
+ * what a read whose consumer's server died looks like.
+ */
+class ScriptedStream implements FollowedStream {
+  /** The `fromOp` of each read, in order. */
+  readonly reads: number[] = [];
+  lastOpAnswer: () => Promise<number>;
+
+  constructor(
+    private readonly length: number,
+    private readonly readsDeliverUpTo: number[] = [],
+    private readonly opEveryMs = 0,
+  ) {
+    this.lastOpAnswer = () => Promise.resolve(length);
+  }
+
+  readBatches(): AsyncIterable<JournalEntry[]> {
+    throw new Error('not read: the local copy is empty');
+  }
+
+  async *follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]> {
+    const upTo = this.readsDeliverUpTo[this.reads.length] ?? this.length;
+    this.reads.push(fromOp);
+    for (let op = fromOp; op <= upTo && !options?.signal?.aborted; op++) {
+      if (this.opEveryMs > 0) await pause(this.opEveryMs);
+      yield [entry(op)];
+    }
+    await aborted(options?.signal);
+  }
+
+  streamLastOp(): Promise<number> {
+    return this.lastOpAnswer();
+  }
+}
+
+class CopyList implements LocalCopy {
+  readonly ops: number[] = [];
+  get lastOp(): number {
+    return this.ops.at(-1) ?? 0;
+  }
+  readBatches(): AsyncIterable<JournalEntry[]> {
+    throw new Error('not read: the copy starts empty');
+  }
+  enqueueCopy(copied: JournalEntry): JournalEntry {
+    this.ops.push(copied.op);
+    return copied;
+  }
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5_000) throw new Error(`still waiting for: ${what}`);
+    await pause(5);
+  }
+}
+
+describe('StreamFollower, when its read stops delivering', () => {
+  let follower: StreamFollower | undefined;
+  afterEach(async () => {
+    await follower?.stop();
+    follower = undefined;
+  });
+
+  it('abandons a read that copies nothing while the stream holds more, and reads on after the last op copied', async () => {
+    const stream = new ScriptedStream(5, [2]);
+    const local = new CopyList();
+    const stalledAt: number[] = [];
+    follower = await StreamFollower.start(stream, local, undefined, {
+      stallCheckIntervalMs: CHECK_MS,
+      onStalled: (op) => stalledAt.push(op),
+    });
+
+    await until(() => local.ops.length === 5, 'ops 1..5 copied');
+
+    expect(local.ops).toEqual([1, 2, 3, 4, 5]);
+    expect(stream.reads).toEqual([1, 3]);
+    expect(stalledAt).toEqual([2]);
+    expect(follower.restarts).toBe(1);
+  });
+
+  it('leaves alone a read that keeps copying, however far behind the stream it is', async () => {
+    const stream = new ScriptedStream(40, [], CHECK_MS / 4);
+    const local = new CopyList();
+    follower = await StreamFollower.start(stream, local, undefined, {
+      stallCheckIntervalMs: CHECK_MS,
+    });
+
+    await until(() => local.ops.length === 40, 'ops 1..40 copied');
+    await pause(CHECK_MS * 4);
+
+    expect(stream.reads).toEqual([1]);
+    expect(follower.restarts).toBe(0);
+  });
+
+  it('leaves alone a read at the end of the stream, and one whose stream leader does not answer', async () => {
+    const stream = new ScriptedStream(3, [2]);
+    stream.lastOpAnswer = () => Promise.reject(new Error('no stream leader'));
+    const local = new CopyList();
+    follower = await StreamFollower.start(stream, local, undefined, {
+      stallCheckIntervalMs: CHECK_MS,
+    });
+    await until(() => local.ops.length === 2, 'ops 1..2 copied');
+    await pause(CHECK_MS * 4);
+    expect(follower.restarts).toBe(0);
+
+    // The read is at op 2 and the stream says so: nothing to catch up on.
+    stream.lastOpAnswer = () => Promise.resolve(2);
+    await pause(CHECK_MS * 4);
+    expect(follower.restarts).toBe(0);
+    expect(stream.reads).toEqual([1]);
+
+    // Once the stream answers that it holds op 3, the read is abandoned and op 3 read anew.
+    stream.lastOpAnswer = () => Promise.resolve(3);
+    await until(() => local.ops.length === 3, 'op 3 copied');
+    expect(stream.reads).toEqual([1, 3]);
+  });
+});
