@@ -6,7 +6,7 @@ import { type GatewayTlsOptions, OnceServer } from '@once/gateway';
 import { readFileSync } from 'node:fs';
 import { AppModule, adminGenesis } from './app.module';
 import { fatalLine } from './fatal-error';
-import { truncateCorruptTail } from './maintenance/truncate-corrupt-tail';
+import { truncateCorruptTailOf } from './maintenance/truncate-corrupt-tail';
 import { verifyJournal } from './maintenance/verify-journal';
 import { clusterOptionsOf } from './config/cluster-mode';
 import {
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   });
   for (const deprecation of config.deprecations) logger.warn(deprecation, 'Once');
   if (config.verify) process.exit(await verifyJournal(config, logger));
-  if (config.truncateCorruptTail) process.exit(await truncateCorruptTail(config, logger));
+  if (config.truncateCorruptTail) process.exit(await truncateCorruptTailOf(config, logger));
   if (config.adminPasswordIsDefault) {
     logger.warn(
       'ONCE_ADMIN_PASSWORD is not set: a new data directory gets the user admin with the password "admin"',

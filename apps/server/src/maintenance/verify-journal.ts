@@ -1,6 +1,5 @@
 import { type LoggerService } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { OnceRuntime } from '@once/framework';
+import { replayDataDir, verificationText } from '@once/cli';
 import { AppModule } from '../app.module';
 import { type ServerConfig } from '../config/server-config';
 import { describeError } from '../fatal-error';
@@ -9,29 +8,17 @@ import { describeError } from '../fatal-error';
  * `--verify`: replays the whole journal from op 1 through the service's own
  * modules and compares the state at the newest snapshot with that snapshot,
  * byte for byte. Writes nothing. Resolves with the process exit code: 0 when
- * the journal is intact and the replay matches, 1 otherwise.
+ * the journal is intact and the replay matches, 1 otherwise. The same code
+ * runs `once verify` of `@once/cli`.
  */
 export async function verifyJournal(config: ServerConfig, logger: LoggerService): Promise<number> {
-  const app = await NestFactory.createApplicationContext(
-    AppModule.register({ dataDir: config.dataDir, verifyOnly: true }),
-    { logger, abortOnError: false },
-  );
   try {
-    await app.init();
-    const result = await app.get(OnceRuntime).whenVerified();
-    const snapshot =
-      result.snapshotOp === undefined
-        ? 'no snapshot to compare with'
-        : `the replay at op ${result.snapshotOp} ${result.snapshotMatches ? 'equals' : 'DIFFERS FROM'} the snapshot taken there`;
-    logger.log(
-      `verify: ${result.entries} journal entries replayed from op 1, all intact; ${snapshot}`,
-      'Once',
-    );
-    return result.snapshotMatches === false ? 1 : 0;
+    const replayed = await replayDataDir({ dataDir: config.dataDir, app: AppModule, logger });
+    await replayed.close();
+    logger.log(`verify: ${verificationText(replayed.verification)}`, 'Once');
+    return replayed.verification.snapshotMatches === false ? 1 : 0;
   } catch (error) {
     logger.error(`verify: ${describeError(error)}`, 'Once');
     return 1;
-  } finally {
-    await app.close();
   }
 }

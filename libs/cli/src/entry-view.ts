@@ -1,0 +1,108 @@
+import { decodeCommandBody } from '@once/engine';
+import { EntryKind, type JournalEntry } from '@once/journal';
+import { ZERO_CLIENT_ID } from '@once/protocol';
+import { REDACTED, redactCredentials } from './redact';
+import { isoTimeOf } from './time-format';
+
+/** The name an operator reads for each entry kind (the wire operation's, or the node's own). */
+const KIND_NAMES: Readonly<Record<EntryKind, string>> = {
+  [EntryKind.Register]: 'REGISTER',
+  [EntryKind.Logout]: 'LOGOUT',
+  [EntryKind.Command]: 'COMMAND',
+  [EntryKind.Release]: 'RELEASE',
+  [EntryKind.Boot]: 'BOOT',
+};
+
+/**
+ * A journal entry as the CLI shows it: every header field decoded, the body
+ * decoded by kind and stripped of credentials. This is also the `--json`
+ * shape of `once journal show` and `once journal tail`, so its fields are a
+ * contract for scripts: add fields, never rename one.
+ */
+export interface EntryView {
+  readonly op: number;
+  /** Journal time, ISO 8601 in UTC (ms precision). */
+  readonly time: string;
+  /** Journal time in ns since the Unix epoch, as a decimal string (it exceeds 2^53). */
+  readonly timestampNs: string;
+  /** REGISTER, LOGOUT, COMMAND, RELEASE or BOOT. */
+  readonly kind: string;
+  /** The client id (32 hex digits); `system` for the node's own entries (genesis, settings). */
+  readonly client: string;
+  readonly session: number;
+  readonly request: number;
+  readonly userId: number;
+  /** A COMMAND's pattern; null for other kinds. */
+  readonly pattern: string | null;
+  /**
+   * The body decoded: a COMMAND's `data` (or `{refused: {code, message}}` for
+   * a command refused at admission), a BOOT's settings, null when empty.
+   * Credentials are replaced by "[redacted]"; a REGISTER body is never shown.
+   */
+  readonly body: unknown;
+  readonly bodyBytes: number;
+}
+
+/** Decodes `entry` for printing; never throws on an unexpected body (it says so instead). */
+export function entryView(entry: JournalEntry): EntryView {
+  const system = entry.client === ZERO_CLIENT_ID;
+  const decoded = decodeBody(entry);
+  return {
+    op: entry.op,
+    time: isoTimeOf(entry.timestamp),
+    timestampNs: entry.timestamp.toString(),
+    kind: KIND_NAMES[entry.kind] ?? `KIND_${String(entry.kind)}`,
+    client: system ? 'system' : entry.client,
+    session: entry.session,
+    request: entry.request,
+    userId: entry.userId,
+    pattern: decoded.pattern,
+    body: decoded.body,
+    bodyBytes: entry.body.length,
+  };
+}
+
+function decodeBody(entry: JournalEntry): { pattern: string | null; body: unknown } {
+  if (entry.body.length === 0) return { pattern: null, body: null };
+  switch (entry.kind) {
+    case EntryKind.Register:
+      // The gateway journals no credentials, but a REGISTER body is shown by no
+      // version of this tool whatever it holds.
+      return { pattern: null, body: REDACTED };
+    case EntryKind.Command: {
+      const command = decodeCommandBody(entry.body);
+      if (!command) return { pattern: null, body: undecodable(entry.body) };
+      if (command.refusal) {
+        const { code, message } = command.refusal;
+        return { pattern: command.pattern, body: { refused: { code, message } } };
+      }
+      return { pattern: command.pattern, body: redactCredentials(command.data) };
+    }
+    default:
+      return { pattern: null, body: redactCredentials(parseJson(entry.body)) };
+  }
+}
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return undecodable(bytes);
+  }
+}
+
+/** What is shown for a body that is not what its kind should hold: its size only (it may be anything). */
+function undecodable(bytes: Buffer): { undecodable: string } {
+  return { undecodable: `${bytes.length} bytes that are not this kind's JSON` };
+}
+
+/** One line of `once journal show|tail` in text mode. */
+export function entryLine(view: EntryView): string {
+  const who =
+    view.client === 'system'
+      ? 'system'
+      : `client ${view.client} session ${view.session} request ${view.request} user ${view.userId}`;
+  const what = view.pattern === null ? '' : ` ${view.pattern}`;
+  const body = view.body === null ? '' : ` ${JSON.stringify(view.body)}`;
+  return `op ${view.op}  ${view.time}  ${view.kind.padEnd(8)} ${who}${what}${body}`;
+}

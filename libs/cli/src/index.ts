@@ -1,0 +1,34 @@
+export { runCli } from './program';
+export { type CliIo, type GlobalOptions, Output } from './output';
+export { CliError } from './cli-error';
+export {
+  type OnceAppModule,
+  REFERENCE_APP_MODULE,
+  appModulePath,
+  loadAppModule,
+} from './app-module';
+export {
+  type ReplayOptions,
+  type ReplayedDataDir,
+  replayDataDir,
+  verificationText,
+} from './replayed-data-dir';
+export {
+  type CorruptTailReport,
+  corruptTailExitCode,
+  corruptTailText,
+  findCorruptOp,
+  truncateCorruptTail,
+} from './corrupt-tail';
+export { type EntryView, entryLine, entryView } from './entry-view';
+export {
+  type ReplyView,
+  type RequestAnswer,
+  type SessionView,
+  replyView,
+  requestAnswer,
+  sessionView,
+} from './session-view';
+export { REDACTED, isCredentialKey, redactCredentials } from './redact';
+export { type NodeAddressOptions, type PingAnswer, ping } from './ping';
+export { inUseError, openStoppedJournal, withStoppedJournal } from './stopped-data-dir';

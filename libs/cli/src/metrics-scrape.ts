@@ -1,0 +1,40 @@
+import { CliError } from './cli-error';
+
+/**
+ * The gauge of sessions in the table on a node's Prometheus endpoint. PING
+ * carries no session count, and the protocol is not extended for a status
+ * line, so `once status` reads it from the metrics listener when it is given
+ * one (`--metrics-url`).
+ */
+export const SESSIONS_METRIC = 'once_sessions';
+
+/**
+ * The value of the unlabelled sample `name` in Prometheus text `text`;
+ * undefined when it is absent.
+ */
+export function sampleOf(text: string, name: string): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const rest = line.slice(name.length);
+    const match = /^(?:\{\})?\s+(\S+)/.exec(rest);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/** Scrapes `url` and returns the sessions gauge; throws a CliError naming the failure. */
+export async function scrapeSessions(url: string, timeoutMs = 5000): Promise<number> {
+  let text: string;
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    text = await response.text();
+  } catch (error) {
+    throw new CliError('METRICS_UNREACHABLE', `cannot scrape ${url}: ${(error as Error).message}`);
+  }
+  const value = sampleOf(text, SESSIONS_METRIC);
+  if (value === undefined) {
+    throw new CliError('METRIC_MISSING', `${url} has no ${SESSIONS_METRIC} sample`);
+  }
+  return value;
+}
