@@ -1,4 +1,6 @@
 import { type DynamicModule } from '@nestjs/common';
+import * as NestCore from '@nestjs/core';
+import * as OnceFramework from '@once/framework';
 import { type OnceModuleOptions } from '@once/framework';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +18,29 @@ import { CliError } from './cli-error';
 export interface OnceAppModule {
   register(options: OnceModuleOptions): DynamicModule;
 }
+
+/**
+ * The Nest factory and the once runtime class an app module is built with.
+ * They must be the app's own copies: Nest resolves providers by class, so a
+ * CLI installed elsewhere (globally, in another tree) with its own copies of
+ * `@nestjs/core` and `@once/framework` could not find the app's runtime.
+ */
+export interface NestHost {
+  readonly NestFactory: typeof NestCore.NestFactory;
+  readonly OnceRuntime: typeof OnceFramework.OnceRuntime;
+}
+
+/** An app module with the host it was loaded with. */
+export interface LoadedAppModule {
+  readonly module: OnceAppModule;
+  readonly host: NestHost;
+}
+
+/** The CLI's own copies: right when the CLI and the app share one node_modules. */
+export const OWN_HOST: NestHost = {
+  NestFactory: NestCore.NestFactory,
+  OnceRuntime: OnceFramework.OnceRuntime,
+};
 
 /** Where the reference service's built root module is, from the repository's root. */
 export const REFERENCE_APP_MODULE = 'dist/apps/server/src/app.module.js';
@@ -38,17 +63,18 @@ export function appModulePath(option: string | undefined, env: NodeJS.ProcessEnv
 }
 
 /**
- * Loads `file[#Export]` (default export name `AppModule`). The file is
- * required from its own location, so it resolves `@once/*` and `@nestjs/*`
- * from the service's node_modules, the same copies the CLI uses there.
+ * Loads `file[#Export]` (default export name `AppModule`), with the
+ * `@nestjs/core` and `@once/framework` the file itself resolves (see
+ * {@link NestHost}).
  */
-export function loadAppModule(spec: string): OnceAppModule {
+export function loadAppModule(spec: string): LoadedAppModule {
   const hash = spec.lastIndexOf('#');
   const file = hash > 0 ? spec.slice(0, hash) : spec;
   const name = hash > 0 ? spec.slice(hash + 1) : 'AppModule';
+  const load = createRequire(file);
   let loaded: Record<string, unknown>;
   try {
-    loaded = createRequire(file)(file) as Record<string, unknown>;
+    loaded = load(file) as Record<string, unknown>;
   } catch (error) {
     throw new CliError(
       'APP_MODULE_UNLOADABLE',
@@ -64,5 +90,16 @@ export function loadAppModule(spec: string): OnceAppModule {
       2,
     );
   }
-  return candidate as OnceAppModule;
+  return { module: candidate as OnceAppModule, host: hostFrom(load) };
+}
+
+/** `@nestjs/core` and `@once/framework` as the app resolves them; the CLI's own where it cannot. */
+function hostFrom(load: NodeJS.Require): NestHost {
+  try {
+    const core = load('@nestjs/core') as typeof NestCore;
+    const framework = load('@once/framework') as typeof OnceFramework;
+    return { NestFactory: core.NestFactory, OnceRuntime: framework.OnceRuntime };
+  } catch {
+    return OWN_HOST;
+  }
 }

@@ -2,7 +2,10 @@ export { runCli } from './program';
 export { type CliIo, type GlobalOptions, Output } from './output';
 export { CliError } from './cli-error';
 export {
+  type LoadedAppModule,
+  type NestHost,
   type OnceAppModule,
+  OWN_HOST,
   REFERENCE_APP_MODULE,
   appModulePath,
   loadAppModule,

@@ -19,13 +19,14 @@ export async function replayForCommand(
   out: Output,
   options: ReplayCommandOptions,
 ): Promise<ReplayedDataDir> {
-  const app = loadAppModule(appModulePath(options.app, out.io.env));
+  const { module: app, host } = loadAppModule(appModulePath(options.app, out.io.env));
   const progress = out.progress('replay');
   let started = false;
   try {
     return await replayDataDir({
       dataDir: options.dataDir,
       app,
+      host,
       logger: out.options.verbose ? stderrLogger(out) : false,
       onProgress: (commitOp, lastOp) => {
         if (!started) progress.start(lastOp);

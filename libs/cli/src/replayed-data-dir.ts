@@ -1,14 +1,14 @@
 import { type LoggerService } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { type Engine, type ReplayVerification } from '@once/engine';
-import { OnceRuntime } from '@once/framework';
 import { type JournalStore } from '@once/journal';
-import { type OnceAppModule } from './app-module';
+import { type NestHost, type OnceAppModule, OWN_HOST } from './app-module';
 import { assertDataDirExists, openFailure } from './stopped-data-dir';
 
 export interface ReplayOptions {
   readonly dataDir: string;
   readonly app: OnceAppModule;
+  /** The app's own Nest factory and runtime class (see `loadAppModule`). Default: the CLI's. */
+  readonly host?: NestHost;
   /** Receives Nest's and the runtime's log. Default: silent. */
   readonly logger?: LoggerService | false;
   /** Called with the op reached and the op to reach, about ten times a second. */
@@ -36,9 +36,10 @@ export interface ReplayedDataDir {
 /** Replays `dataDir` (see {@link ReplayedDataDir}); rejects on a corrupt journal or a directory in use. */
 export async function replayDataDir(options: ReplayOptions): Promise<ReplayedDataDir> {
   assertDataDirExists(options.dataDir);
+  const host = options.host ?? OWN_HOST;
   let app;
   try {
-    app = await NestFactory.createApplicationContext(
+    app = await host.NestFactory.createApplicationContext(
       options.app.register({ dataDir: options.dataDir, verifyOnly: true }),
       { logger: options.logger ?? false, abortOnError: false },
     );
@@ -47,7 +48,7 @@ export async function replayDataDir(options: ReplayOptions): Promise<ReplayedDat
   }
   const context = app;
   try {
-    const runtime = context.get(OnceRuntime);
+    const runtime = context.get(host.OnceRuntime);
     const { engine, journal } = runtime;
     const report = (): void => options.onProgress?.(engine.commitOp, journal.lastOp);
     report();
