@@ -19,14 +19,17 @@ export async function truncateCorruptTail(
     let corruptOp: number | undefined;
     let reason = '';
     try {
-      for await (const batch of journal.readBatches(1)) void batch;
+      for await (const batch of journal.readBatches(journal.firstOp)) void batch;
     } catch (error) {
       if (!(error instanceof JournalCorruptionError)) throw error;
       corruptOp = error.op;
       reason = error.message;
     }
     if (corruptOp === undefined) {
-      logger.log(`journal intact: ops 1 to ${journal.lastOp}; nothing to truncate`, 'Once');
+      logger.log(
+        `journal intact: ops ${journal.firstOp} to ${journal.lastOp}; nothing to truncate`,
+        'Once',
+      );
       return 0;
     }
     const doomed = journal.lastOp - corruptOp + 1;

@@ -6,7 +6,8 @@ import { type ServerConfig } from '../config/server-config';
 import { describeError } from '../fatal-error';
 
 /**
- * `--verify`: replays the whole journal from op 1 through the service's own
+ * `--verify`: replays the whole journal from op 1 (on a compacted journal,
+ * from the oldest snapshot that covers the compacted ops) through the service's own
  * modules and compares the state at the newest snapshot with that snapshot,
  * byte for byte. Writes nothing. Resolves with the process exit code: 0 when
  * the journal is intact and the replay matches, 1 otherwise.
@@ -23,8 +24,12 @@ export async function verifyJournal(config: ServerConfig, logger: LoggerService)
       result.snapshotOp === undefined
         ? 'no snapshot to compare with'
         : `the replay at op ${result.snapshotOp} ${result.snapshotMatches ? 'equals' : 'DIFFERS FROM'} the snapshot taken there`;
+    const from =
+      result.startSnapshotOp === undefined
+        ? 'from op 1'
+        : `from op ${result.fromOp} (after the snapshot at op ${result.startSnapshotOp}: the journal was compacted, op 1 is gone)`;
     logger.log(
-      `verify: ${result.entries} journal entries replayed from op 1, all intact; ${snapshot}`,
+      `verify: ${result.entries} journal entries replayed ${from}, all intact; ${snapshot}`,
       'Once',
     );
     return result.snapshotMatches === false ? 1 : 0;
