@@ -60,8 +60,9 @@ async function main(): Promise<void> {
   }
 
   // The last line of a run, whatever ends it: a graceful stop, a failed boot, a fatal error.
-  let runtime: OnceRuntime | undefined;
+  const run: { runtime?: OnceRuntime } = {};
   process.once('exit', (code) => {
+    const runtime = run.runtime;
     const op = runtime?.opened ? runtime.engine.commitOp : undefined;
     const text = `stopped${op === undefined ? '' : ` at op ${op}`} (exit code ${code})`;
     logger.log(new LogEvent('stopped', text, { op: op ?? null, exitCode: code }), 'Once');
@@ -97,10 +98,10 @@ async function main(): Promise<void> {
   // The framework drains, snapshots and closes on SIGTERM/SIGINT; exit 0 after it.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
-  const started = app.get(OnceRuntime);
-  runtime = started;
+  const runtime = app.get(OnceRuntime);
+  run.runtime = runtime;
   await app.listen();
-  started.whenReady().catch((error: unknown) => {
+  runtime.whenReady().catch((error: unknown) => {
     process.stderr.write(fatalLine('cannot serve', error, fatalFormat));
     process.exit(1);
   });
