@@ -136,6 +136,8 @@ const META_KEY = 'meta';
 const DEFAULT_READ_BATCH_SIZE = 1024;
 const DEFAULT_SNAPSHOTS_KEPT = 2;
 const DEFAULT_COMPACT_BATCH_KEYS = 10_000;
+/** Snapshots `compact()` keeps the history of when neither it nor the store is told: one to fall back on. */
+const DEFAULT_COMPACT_RETAIN = 2;
 /** Keys deleted per synced batch by `truncateFrom`. */
 const TRUNCATE_CHUNK_SIZE = 1024;
 
@@ -633,8 +635,8 @@ export class JournalStore implements Journal {
 
   /**
    * Deletes the journal's entries below the oldest of the newest
-   * `retainSnapshots` readable snapshots (default: the store's option; at
-   * least 1), then finishes what an interrupted compaction left. The new
+   * `retainSnapshots` readable snapshots (default: the store's option, or 2
+   * when it has none), then finishes what an interrupted compaction left. The new
    * first op is recorded (synced) before the first delete; the deletes go in
    * synced batches of `compactBatchKeys` keys, lowest ops first, so a crash
    * at any point leaves a journal that is contiguous up to its end and
@@ -645,7 +647,7 @@ export class JournalStore implements Journal {
    * a call made while one runs starts once it ends.
    */
   compact(options: { retainSnapshots?: number } = {}): Promise<CompactionResult> {
-    const retain = options.retainSnapshots ?? Math.max(1, this.#retainSnapshots);
+    const retain = options.retainSnapshots ?? (this.#retainSnapshots || DEFAULT_COMPACT_RETAIN);
     if (!Number.isSafeInteger(retain) || retain < 1) {
       throw new RangeError(`retainSnapshots must be an integer >= 1: ${retain}`);
     }

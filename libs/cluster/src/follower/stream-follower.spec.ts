@@ -161,6 +161,7 @@ describe('StreamFollower, on a local copy that retention compacted', () => {
     }
     async *readBatches(fromOp: number): AsyncIterable<JournalEntry[]> {
       if (fromOp < this.firstOp) throw new Error(`op ${fromOp} was compacted away`);
+      await pause(0);
       yield this.ops.filter((op) => op >= fromOp).map(entry);
     }
     enqueueCopy(copied: JournalEntry): JournalEntry {
@@ -169,13 +170,21 @@ describe('StreamFollower, on a local copy that retention compacted', () => {
     }
   }
 
-  /** A stream of ops 1..length that serves reads as well as follows. */
-  class FullStream extends ScriptedStream {
+  /** A stream of ops 1..size that serves reads as well as follows. */
+  class FullStream implements FollowedStream {
+    private readonly scripted: ScriptedStream;
     constructor(private readonly size: number) {
-      super(size);
+      this.scripted = new ScriptedStream(size);
     }
-    override async *readBatches(fromOp: number): AsyncIterable<JournalEntry[]> {
+    async *readBatches(fromOp: number): AsyncIterable<JournalEntry[]> {
+      await pause(0);
       yield Array.from({ length: this.size - fromOp + 1 }, (_, i) => entry(fromOp + i));
+    }
+    follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]> {
+      return this.scripted.follow(fromOp, options);
+    }
+    streamLastOp(): Promise<number> {
+      return this.scripted.streamLastOp();
     }
   }
 
