@@ -33,10 +33,11 @@ export interface ReplayReport {
 }
 
 const SERVICE_HOST = '127.0.0.1';
-const LISTENING = /listening on [0-9a-fA-F.:]+:(\d+)/;
+/** The port is bound (`bound`) before the node is ready (`listening on`). */
+const LISTENING = /(?:listening on|bound) [0-9a-fA-F.:]+:(\d+)/;
 const REPLAY_DONE =
-  /replay done: (\d+)\/(\d+) entries after snapshot op (\d+), (\d+) entries\/s, (\d+) ms/;
-const NOTHING_TO_REPLAY = /replay: nothing to apply after op (\d+)/;
+  /replay applied (\d+) entries \(ops (\d+)\.\.\d+\) in (\d+) ms at (\d+) entries\/s/;
+const NOTHING_TO_REPLAY = /replay applied 0 entries \(nothing after op (\d+)\)/;
 const SNAPSHOT_WRITTEN = /snapshot at op (\d+) written/g;
 const READY_TIMEOUT_MS = 600_000;
 const READY_POLL_MS = 5;
@@ -90,18 +91,23 @@ export class OnceService {
   }
 
   /**
-   * The boot's replay: its `replay done` line, or its `nothing to apply` line
-   * (a snapshot at the journal's end) as a replay of no entries. Throws when
-   * the service logged neither.
+   * The boot's replay, from its `replay applied` line (after a snapshot at
+   * the journal's end it says `0 entries`). Throws when the service logged
+   * none.
    */
   get replay(): ReplayReport {
     const logs = this.child.logs;
     const done = REPLAY_DONE.exec(logs);
     if (done) {
-      const [appliedEntries, totalEntries, snapshotOp, entriesPerSecond, elapsedMs] = done
-        .slice(1)
-        .map(Number);
-      return { appliedEntries, totalEntries, snapshotOp, entriesPerSecond, elapsedMs };
+      const [appliedEntries, firstOp, elapsedMs, entriesPerSecond] = done.slice(1).map(Number);
+      const snapshotOp = firstOp - 1;
+      return {
+        appliedEntries,
+        totalEntries: appliedEntries,
+        snapshotOp,
+        entriesPerSecond,
+        elapsedMs,
+      };
     }
     const nothing = NOTHING_TO_REPLAY.exec(logs);
     if (nothing) {

@@ -73,6 +73,10 @@ export class ClusterTarget implements SoakTarget {
     return { nodes: this.proxies.map((proxy) => ({ host: '127.0.0.1', port: proxy.port })) };
   }
 
+  get dataDirs(): readonly string[] {
+    return this.cluster.nodes.map((_, index) => join(this.workDir, `node${index + 1}`));
+  }
+
   /** Through the proxies as well: they forward faithfully once the chaos is over. */
   get directAddress(): ServiceAddress {
     return this.loadAddress;

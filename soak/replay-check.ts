@@ -8,7 +8,7 @@ export interface ReplayCheck {
   readonly stopExitCode: number | null;
   /** Exit code of `main.js --verify`: 0 when the replay equals the newest snapshot (or there is none). */
   readonly verifyExitCode: number | null;
-  /** Journal entries replayed from op 1: the journal's last op (ops are contiguous). */
+  /** The journal's last op, from verify's count of entries replayed (ops are contiguous). */
   readonly journalOps: number | undefined;
   /** Op of the newest snapshot, the one the replay was compared with. */
   readonly snapshotOp: number | undefined;
@@ -23,9 +23,13 @@ export interface ReplayCheck {
   readonly verifyReport: string;
 }
 
-/** verify's last line: the journal's length, the snapshot's op, and whether they agree. */
+/**
+ * verify's last line: the entries replayed and the first op (1, or after the
+ * oldest kept snapshot of a compacted journal), the snapshot compared, and
+ * whether they agree.
+ */
 const VERIFY_REPORT =
-  /verify: (\d+) journal entries replayed from op 1, all intact; the replay at op (\d+) (equals|DIFFERS FROM) the snapshot taken there/;
+  /verify: (\d+) journal entries replayed from op (\d+)(?: \([^)]*\))?, all intact; the replay at op (\d+) (equals|DIFFERS FROM) the snapshot taken there/;
 /** Bound of the replay; a journal of a long run replays in seconds, this only turns a hang into a failure. */
 const VERIFY_TIMEOUT_MS = 600_000;
 
@@ -43,8 +47,9 @@ export async function stopAndVerify(
   const stopExitCode = await service.stop();
   const verify = await runVerify(build, service.dataDir);
   const match = VERIFY_REPORT.exec(verify.output);
-  const journalOps = match ? Number(match[1]) : undefined;
-  const snapshotOp = match ? Number(match[2]) : undefined;
+  // The journal's last op: ops are contiguous from the first one replayed.
+  const journalOps = match ? Number(match[2]) - 1 + Number(match[1]) : undefined;
+  const snapshotOp = match ? Number(match[3]) : undefined;
   return {
     stopExitCode,
     verifyExitCode: verify.exitCode,
@@ -53,7 +58,7 @@ export async function stopAndVerify(
     equal:
       stopExitCode === 0 &&
       verify.exitCode === 0 &&
-      match?.[3] === 'equals' &&
+      match?.[4] === 'equals' &&
       journalOps !== undefined &&
       snapshotOp === journalOps &&
       journalOps >= committedOp,

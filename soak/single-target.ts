@@ -55,6 +55,14 @@ export class SingleTarget implements SoakTarget {
     return { port: this.service.port };
   }
 
+  get dataDirs(): readonly string[] {
+    return [this.service.dataDir];
+  }
+
+  serviceLogs(): string {
+    return this.service.logs;
+  }
+
   startChaos(random: SeededRandom, options: SoakOptions): SoakChaos {
     return new Chaos(this.service, this.proxy, random, options.killEveryMs, options.faultEveryMs);
   }

@@ -30,6 +30,12 @@ export interface SoakOptions {
   readonly faultEveryMs: RangeMs;
   /** Acknowledged transfers probed at most (a seeded sample beyond); Infinity: all. */
   readonly probeAcknowledged: number;
+  /**
+   * ONCE_JOURNAL_RETAIN of the service (snapshots' worth of journal kept);
+   * undefined: keep everything. The run then also checks the data
+   * directory's size stayed flat (see DiskUsage.bounded).
+   */
+  readonly retain: number | undefined;
   /** Where to write the JSON report, if anywhere. */
   readonly out: string | undefined;
 }
@@ -108,6 +114,11 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
         .argParser(countOrAll)
         .default(DEFAULT_PROBE_ACKNOWLEDGED, String(DEFAULT_PROBE_ACKNOWLEDGED)),
     )
+    .option(
+      '--retain <snapshots>',
+      "the service's ONCE_JOURNAL_RETAIN (at least 2, so verify has a later snapshot to compare with); the run checks its data directory stays the same size",
+      positiveInteger,
+    )
     .option('--out <file>', 'also write the report as JSON to this file');
   const flags = command.parse(argv).opts<{
     cluster: boolean;
@@ -120,10 +131,12 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     killEveryMs: RangeMs;
     faultEveryMs: RangeMs;
     probeAcknowledged: number;
+    retain?: number;
     out?: string;
   }>();
   if (flags.accounts < 2) command.error('--accounts must be at least 2 (a transfer needs two)');
   if (flags.depth > MAX_DEPTH) command.error(`--depth must be at most ${MAX_DEPTH}`);
+  if (flags.retain !== undefined && flags.retain < 2) command.error('--retain must be at least 2');
   return {
     cluster: flags.cluster,
     durationMs: Math.round(flags.minutes * 60_000),
@@ -135,6 +148,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     killEveryMs: flags.killEveryMs,
     faultEveryMs: flags.faultEveryMs,
     probeAcknowledged: flags.probeAcknowledged,
+    retain: flags.retain,
     out: flags.out,
   };
 }

@@ -1,5 +1,6 @@
 import { type ChaosCounts } from './chaos';
 import { type ClusterChaosCounts } from './cluster-chaos';
+import { type DiskUsage, GROWTH_ALLOWED } from './disk-usage';
 import { type ClusterConvergence } from './replica-comparison';
 import { type SoakOptions } from './soak-options';
 import { type NodeReplay } from './soak-target';
@@ -24,6 +25,12 @@ export interface SoakReport {
   };
   /** Each node's graceful stop and full replay (one, `service`, without `--cluster`). */
   readonly replays: readonly NodeReplay[];
+  /**
+   * The journal's length and the data directories' size during the load
+   * (every 2 s), and whether the journal stayed flat; with `--retain` a run
+   * whose journal kept growing fails.
+   */
+  readonly disk: DiskUsage;
   /** Cluster runs only: whether every node reached the same state. */
   readonly cluster: ClusterConvergence | undefined;
   /** Counts per refusal code, per reason of doubt, per reason a transfer was not sent or failed. */
@@ -139,6 +146,7 @@ export function summaryTable(report: SoakReport): string {
       checks.reconciled ? 'yes' : `NO ${checks.mismatchedAccounts.join(', ')}`,
     ],
     ...replayRows(report),
+    ...diskRows(report),
     ...(report.cluster ? convergenceRows(report.cluster) : []),
     ['verdict', report.passed ? 'PASS' : 'FAIL'],
   ];
@@ -168,6 +176,33 @@ function killRows(
       `${failover.count} (${failover.toAnotherNode} to another node); ` +
         `${times('a node leads after', failover.takeoverMs)}; ` +
         `${times('first commit after', failover.firstCommitMs)}`,
+    ],
+  ];
+}
+
+/** The journal's and the data directories' peaks in each half of the load, and whether the journal stayed flat. */
+function diskRows(report: SoakReport): Array<[string, string]> {
+  const { disk, settings } = report;
+  const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+  const flat =
+    disk.bounded === undefined
+      ? 'not observed'
+      : disk.bounded
+        ? 'yes'
+        : settings.retain === undefined
+          ? 'no'
+          : 'NO';
+  const retain =
+    settings.retain === undefined ? 'no retention' : `retaining ${settings.retain} snapshots`;
+  const newest = disk.samples.at(-1);
+  return [
+    [
+      'journal stayed flat',
+      `${flat} (${retain}; at most ${disk.firstHalfMaxEntries ?? '-'} entries in the first half of the load, ${disk.secondHalfMaxEntries ?? '-'} in the second; flat: at most ×${GROWTH_ALLOWED})`,
+    ],
+    [
+      '  data directory',
+      `peak ${mib(disk.firstHalfMaxBytes)} in the first half, ${mib(disk.secondHalfMaxBytes)} in the second (snapshots included: the newest ${newest?.snapshotBytes === undefined ? '-' : mib(newest.snapshotBytes)})`,
     ],
   ];
 }

@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { OnceClient, type OnceClientOptions } from '@once/sdk';
 import { AcknowledgementWatch } from './acknowledgement-watch';
 import { type ChaosCounts } from './chaos';
+import { DiskSampler, type DiskUsage } from './disk-usage';
 import { ClusterTarget } from './cluster-target';
 import { readBalances } from './ledger-balances';
 import { INITIAL_BALANCE, accountNames, openAccounts } from './ledger-setup';
@@ -33,6 +34,8 @@ const RECONNECT = { initialDelayMs: 20, maxDelayMs: 500 } as const;
 const PROBE_CLIENTS = 8;
 const PROBE_DEPTH = 8;
 const PROGRESS_EVERY_MS = 10_000;
+/** How often the data directories' size is read during the load. */
+const DISK_SAMPLE_EVERY_MS = 2_000;
 
 /**
  * One soak run, in a fresh run directory: the reference service (its build
@@ -58,6 +61,7 @@ export async function runSoak(
       ONCE_ADMIN_PASSWORD: password,
       ONCE_SNAPSHOT_EVERY_OPS: String(SNAPSHOT_EVERY_OPS),
       ...(options.clientsMax !== undefined && { ONCE_CLIENTS_MAX: String(options.clientsMax) }),
+      ...(options.retain !== undefined && { ONCE_JOURNAL_RETAIN: String(options.retain) }),
     },
     readyTimeoutMs: READY_TIMEOUT_MS,
   };
@@ -101,7 +105,7 @@ async function soak(context: SoakContext): Promise<SoakReport> {
   log(`setup: ${accounts.length} accounts, ${INITIAL_BALANCE} each`);
 
   const loadStartedMs = performance.now();
-  const { clients, chaos, drainStartedMs } = await loadUnderChaos(context, accounts, random);
+  const { clients, chaos, drainStartedMs, disk } = await loadUnderChaos(context, accounts, random);
   const records = clients.flatMap((client) => client.records);
 
   const probeStartedMs = performance.now();
@@ -121,7 +125,7 @@ async function soak(context: SoakContext): Promise<SoakReport> {
   const replayStartedMs = performance.now();
   log(
     `probed; stopping the ${options.cluster ? 'nodes' : 'service'} and replaying ` +
-      `${options.cluster ? 'each' : 'its'} journal (${committedOp} ops) from op 1`,
+      `${options.cluster ? 'each' : 'its'} journal (${committedOp} ops) from ${options.retain === undefined ? 'op 1' : 'its oldest kept snapshot'}`,
   );
   const verification = await target.stopAndVerify(committedOp);
   const verdict = judge({
@@ -133,11 +137,13 @@ async function soak(context: SoakContext): Promise<SoakReport> {
     replicasIdentical: verification.cluster?.identical,
     unexpectedExits: chaos.unexpectedExits,
   });
+  // With retention, a data directory that kept growing fails the run: bounding it is the point.
+  const diskBounded = options.retain === undefined || disk.bounded !== false;
   const endedMs = performance.now();
   // The settings are the options but `out`, where this report goes.
   const { out: _out, ...settings } = options;
   return {
-    passed: verdict.passed,
+    passed: verdict.passed && diskBounded,
     transfers: verdict.transfers,
     chaos,
     failover: failoverSummary(chaos),
@@ -148,6 +154,7 @@ async function soak(context: SoakContext): Promise<SoakReport> {
       ofAcknowledged: selection.acknowledged,
     },
     replays: verification.replays,
+    disk,
     cluster: verification.cluster,
     breakdown: outcomeBreakdown(records),
     clients: clientEvents(clients),
@@ -161,7 +168,7 @@ async function soak(context: SoakContext): Promise<SoakReport> {
       replay: Math.round(endedMs - replayStartedMs),
       total: Math.round(endedMs - startedMs),
     },
-    dataDir: verdict.passed ? undefined : context.workDir,
+    dataDir: verdict.passed && diskBounded ? undefined : context.workDir,
   };
 }
 
@@ -175,7 +182,12 @@ async function loadUnderChaos(
   { target, password, options, log }: SoakContext,
   accounts: readonly string[],
   random: SeededRandom,
-): Promise<{ clients: TransferClient[]; chaos: ChaosCounts; drainStartedMs: number }> {
+): Promise<{
+  clients: TransferClient[];
+  chaos: ChaosCounts;
+  drainStartedMs: number;
+  disk: DiskUsage;
+}> {
   const watch = new AcknowledgementWatch();
   const clients = await Promise.all(
     Array.from({ length: options.clients }, (_, index) =>
@@ -196,12 +208,25 @@ async function loadUnderChaos(
   let stopping = false;
   const runs = clients.map((client) => client.run(() => stopping));
   const chaos = target.startChaos(random.fork(0), options, watch);
+  const sampler = new DiskSampler(
+    target.dataDirs,
+    DISK_SAMPLE_EVERY_MS,
+    target.serviceLogs && (() => target.serviceLogs!()),
+  );
   const progress = setInterval(() => {
     const issued = clients.reduce((total, client) => total + client.issued, 0);
     const { kills, cuts, stalls } = chaos.counts;
+    const latest = sampler.latest;
+    const disk =
+      latest === undefined
+        ? ''
+        : `; data ${(latest.bytes / 1048576).toFixed(1)} MiB` +
+          (latest.journalEntries === undefined
+            ? ''
+            : `, journal ${latest.journalEntries} entries at its last snapshot`);
     log(
       `  ${Math.round((performance.now() - loadStartedMs) / 1000)} s: ${issued} transfers issued; ` +
-        `${kills} kills, ${cuts} cuts, ${stalls} stalls`,
+        `${kills} kills, ${cuts} cuts, ${stalls} stalls${disk}`,
     );
   }, PROGRESS_EVERY_MS);
   try {
@@ -214,7 +239,8 @@ async function loadUnderChaos(
   const drainStartedMs = performance.now();
   await Promise.all(runs);
   await Promise.all(clients.map((client) => client.close()));
-  return { clients, chaos: counts, drainStartedMs };
+  const disk = await sampler.stop();
+  return { clients, chaos: counts, drainStartedMs, disk };
 }
 
 /** The load clients' events, summed over the clients. */

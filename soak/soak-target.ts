@@ -30,6 +30,10 @@ export interface SoakTarget {
   readonly loadAddress: ServiceAddress;
   /** How the setup, probe and balance clients reach it (no chaos runs while they do). */
   readonly directAddress: ServiceAddress;
+  /** Every node's data directory, whose size the run samples. */
+  readonly dataDirs: readonly string[];
+  /** The service's log so far (one process only), whose snapshot and compaction lines tell the journal's length. */
+  serviceLogs?(): string;
   /** Starts killing processes and cutting links; `watch` hears of the load's acknowledgements. */
   startChaos(random: SeededRandom, options: SoakOptions, watch: AcknowledgementWatch): SoakChaos;
   /**

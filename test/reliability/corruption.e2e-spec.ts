@@ -207,7 +207,7 @@ describe('given snapshots every 10 ops, then a snapshot with a bad checksum, the
     expect(logs).toMatch(
       new RegExp(`snapshot at op ${newest.op} is unreadable \\(.*checksum mismatch\\)`),
     );
-    const restored = /restored snapshot at op (\d+)/.exec(logs);
+    const restored = /snapshot restored at op (\d+)/.exec(logs);
     expect(restored).not.toBeNull();
     expect(Number(restored![1])).toBeLessThan(newest.op);
     await expectCompleteState();
@@ -234,7 +234,7 @@ describe('given snapshots every 10 ops, then a snapshot with a bad checksum, the
       expect(logs).toMatch(new RegExp(`snapshot at op ${row.op} is unreadable`));
     }
     expect(logs).toContain('no snapshot restored; replaying the journal from op 1');
-    expect(logs).not.toMatch(/restored snapshot at op/);
+    expect(logs).not.toMatch(/snapshot restored at op/);
     await expectCompleteState();
   });
 });
@@ -362,7 +362,7 @@ describe('given ONCE_SNAPSHOT_EVERY_OPS=200 and a client keeping 8 deposits in f
     expect(stops[3].exitCode).toBe(0);
     expect(stops[3].logs).toMatch(/SIGTERM: stopping[\s\S]*snapshot at op \d+ written/);
     // Snapshots were really in play: some restart restored one.
-    expect(service.logs).toMatch(/restored snapshot at op \d+/);
+    expect(service.logs).toMatch(/snapshot restored at op \d+/);
     expect(depositor.resumes).toHaveLength(4);
     expect(service.logs.match(/ready at op \d+/g)?.length).toBe(5);
     for (const resume of depositor.resumes) {

@@ -44,7 +44,7 @@ describe('given the reference service', () => {
     expect(service.logs).toMatch(/snapshot at op \d+ written/);
 
     await service.restart();
-    expect(service.logs).toMatch(/restored snapshot at op \d+/);
+    expect(service.logs).toMatch(/snapshot restored at op \d+/);
     const again = await RawClient.connect(service.port);
     const resumed = registrationOf(await again.register(client, 'admin', 'pw'));
     expect(resumed.watermark).toBe(1 + answered.length);

@@ -52,7 +52,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
 
       // And a restart starts from that snapshot with every committed command in it
       await service.restart();
-      expect(service.logs).toMatch(/restored snapshot at op \d+/);
+      expect(service.logs).toMatch(/snapshot restored at op \d+/);
       const again = await RawClient.connect(service.port);
       const resumed = registrationOf(await again.register(client, 'alice', TALLY_USERS.alice));
       expect(resumed.watermark).toBe(committed);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { LogEvent } from '@once/engine';
 import { OnceRuntime } from '@once/framework';
 import { type GatewayTlsOptions, OnceServer } from '@once/gateway';
 import { readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { AppModule, adminGenesis } from './app.module';
 import { fatalLine } from './fatal-error';
 import { truncateCorruptTailOf } from './maintenance/truncate-corrupt-tail';
 import { verifyJournal } from './maintenance/verify-journal';
+import { ServiceLogger } from './service-logger';
 import { clusterOptionsOf } from './config/cluster-mode';
 import {
   ConfigError,
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
     throw error;
   }
   fatalFormat = config.logFormat;
-  const logger = new ConsoleLogger({
+  const logger = new ServiceLogger({
     json: config.logFormat === 'json',
     colors: config.logFormat === 'text' && Boolean(process.stdout.isTTY),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
@@ -57,6 +58,15 @@ async function main(): Promise<void> {
       'Once',
     );
   }
+
+  // The last line of a run, whatever ends it: a graceful stop, a failed boot, a fatal error.
+  const run: { runtime?: OnceRuntime } = {};
+  process.once('exit', (code) => {
+    const runtime = run.runtime;
+    const op = runtime?.opened ? runtime.engine.commitOp : undefined;
+    const text = `stopped${op === undefined ? '' : ` at op ${op}`} (exit code ${code})`;
+    logger.log(new LogEvent('stopped', text, { op: op ?? null, exitCode: code }), 'Once');
+  });
 
   const strategy = new OnceServer({
     host: config.host,
@@ -78,6 +88,7 @@ async function main(): Promise<void> {
       ring: config.ring,
       sessionTtlMs: config.sessionTtlMs,
       snapshotEveryOps: config.snapshotEveryOps,
+      journalRetain: config.journalRetain,
       genesis: adminGenesis(config.adminPassword),
       cluster: clusterOptionsOf(config),
     }),
@@ -87,14 +98,13 @@ async function main(): Promise<void> {
   // The framework drains, snapshots and closes on SIGTERM/SIGINT; exit 0 after it.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
+  const runtime = app.get(OnceRuntime);
+  run.runtime = runtime;
   await app.listen();
-  app
-    .get(OnceRuntime)
-    .whenReady()
-    .catch((error: unknown) => {
-      process.stderr.write(fatalLine('cannot serve', error, fatalFormat));
-      process.exit(1);
-    });
+  runtime.whenReady().catch((error: unknown) => {
+    process.stderr.write(fatalLine('cannot serve', error, fatalFormat));
+    process.exit(1);
+  });
 }
 
 /** The TLS key material named by the settings, read now so a bad path stops the start. */

@@ -31,7 +31,8 @@ export async function findCorruptOp(
   if (journal.lastOp === 0) return undefined;
   let read = 0;
   try {
-    for await (const batch of journal.readBatches(1)) {
+    // A compacted journal starts after op 1 (see ONCE_JOURNAL_RETAIN).
+    for await (const batch of journal.readBatches(journal.firstOp)) {
       read += batch.length;
       onProgress?.(read);
     }

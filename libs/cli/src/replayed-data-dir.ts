@@ -73,5 +73,9 @@ export function verificationText(result: ReplayVerification): string {
     result.snapshotOp === undefined
       ? 'no snapshot to compare with'
       : `the replay at op ${result.snapshotOp} ${result.snapshotMatches ? 'equals' : 'DIFFERS FROM'} the snapshot taken there`;
-  return `${result.entries} journal entries replayed from op 1, all intact; ${snapshot}`;
+  const from =
+    result.startSnapshotOp === undefined
+      ? 'from op 1'
+      : `from op ${result.fromOp} (after the snapshot at op ${result.startSnapshotOp}: the journal was compacted, op 1 is gone)`;
+  return `${result.entries} journal entries replayed ${from}, all intact; ${snapshot}`;
 }

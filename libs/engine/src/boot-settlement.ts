@@ -9,6 +9,7 @@ import {
   validateSettings,
 } from './engine-settings';
 import { EngineUnavailableError } from './engine-unavailable.error';
+import { LogEvent } from './log-event';
 import { type FailureCallback, type OutcomeCallback } from './pending-submissions';
 import { systemDraft } from './system-draft';
 
@@ -61,14 +62,32 @@ export async function settleBootFor(
   const { applier } = engine;
   const inForce = applier.settings;
   const changed = !sameSettings(settings, inForce);
-  if (changed || applier.commitOp === 0 || applier.states.holders().length > 0) {
-    if (changed) {
-      logger.log(
-        `limits change at op ${engine.journal.lastOp + 1}: clientsMax ${inForce.clientsMax}→${settings.clientsMax}, ring ${inForce.ring}→${settings.ring}, sessionTtlMs ${inForce.sessionTtlMs}→${settings.sessionTtlMs}`,
+  const holders = applier.states.holders().length;
+  if (changed || applier.commitOp === 0 || holders > 0) {
+    const reasons: string[] = [];
+    if (applier.commitOp === 0) reasons.push('new data directory');
+    else if (changed) {
+      reasons.push(
+        `limits changed from clientsMax ${inForce.clientsMax}, ring ${inForce.ring}, sessionTtlMs ${inForce.sessionTtlMs}`,
       );
     }
+    if (holders > 0) reasons.push(`releasing what ${holders} disconnected clients held`);
     const draft = systemDraft(EntryKind.Boot, encodeSettings(settings));
-    await journalAndWait(engine, draft, 'the BOOT entry');
+    const outcome = await journalAndWait(engine, draft, 'the BOOT entry');
+    const op = outcome.entry.op;
+    logger.log(
+      new LogEvent(
+        'boot-entry',
+        `boot: journaled BOOT at op ${op} (${reasons.join('; ')}; limits clientsMax ${settings.clientsMax}, ring ${settings.ring}, sessionTtlMs ${settings.sessionTtlMs})`,
+        {
+          op,
+          reason: reasons.join('; '),
+          clientsMax: settings.clientsMax,
+          ring: settings.ring,
+          sessionTtlMs: settings.sessionTtlMs,
+        },
+      ),
+    );
   }
   await recordSettings(engine.journal, applier);
 }

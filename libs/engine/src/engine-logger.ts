@@ -1,9 +1,12 @@
+import { type LogEvent } from './log-event';
+
 /**
  * The few lines the engine logs. NestJS's `Logger` satisfies it; the engine
- * itself stays free of NestJS.
+ * itself stays free of NestJS. The lines of the node's boot and stop come as
+ * {@link LogEvent}s, which print as their text.
  */
 export interface EngineLogger {
-  log(message: string): void;
+  log(message: string | LogEvent): void;
   warn(message: string): void;
   error(message: string): void;
 }

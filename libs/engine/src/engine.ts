@@ -215,14 +215,19 @@ export class Engine {
    * data such as the first admin user. Resolves with the outcome body.
    */
   async submitSystemCommand(pattern: string, data: unknown): Promise<Buffer> {
+    const outcome = await this.journalSystemCommand(pattern, data);
+    return outcome.result ?? okBody(null);
+  }
+
+  /** Like {@link submitSystemCommand}, resolving with the whole outcome (its entry's op included). */
+  async journalSystemCommand(pattern: string, data: unknown): Promise<ApplyOutcome> {
     const body = await this.prepareCommand(pattern, data, {
       pattern,
       userId: SYSTEM_USER_ID,
       client: ZERO_CLIENT_ID,
     });
     const draft = systemDraft(EntryKind.Command, body);
-    const outcome = await journalAndWait(this, draft, `the system command "${pattern}"`);
-    return outcome.result ?? okBody(null);
+    return journalAndWait(this, draft, `the system command "${pattern}"`);
   }
 
   /**

@@ -49,6 +49,7 @@ export { SINGLE_NODE_ROLE, type WriteRole } from './write-role';
 export { ApplyOrderError } from './apply-order.error';
 export { EngineUnavailableError } from './engine-unavailable.error';
 export { type EngineLogger, SILENT_LOGGER, describeError } from './engine-logger';
+export { LogEvent, type LogEventFields } from './log-event';
 export {
   type EngineSettings,
   GENESIS_SETTINGS,
@@ -58,11 +59,19 @@ export {
 } from './engine-settings';
 export { SnapshotInvalidError } from './engine-snapshot-codec';
 export { type ConnectionScopedState, type ModuleState, isConnectionScoped } from './module-state';
-export { type GenesisCommand, OnceNode, type OnceNodeOptions, replayPhase } from './once-node';
+export {
+  type GenesisCommand,
+  OnceNode,
+  type OnceNodeOptions,
+  journalGenesis,
+  journalStoreOptions,
+  replayPhase,
+} from './once-node';
 export {
   type ReplayProgress,
   type ReplaySagaOptions,
   type ReplayTarget,
+  firstOpOf,
   replaySaga,
 } from './replay-saga';
 export { type ReplayVerification, verifyReplay } from './replay-verification';

@@ -9,12 +9,42 @@ import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import { type EngineSettings, GENESIS_SETTINGS, validateSettings } from './engine-settings';
 import { type ModuleState } from './module-state';
 import { type ReplayProgress, replaySaga } from './replay-saga';
+import { LogEvent } from './log-event';
 import { StateRegistry } from './state-registry';
 
 /** A command the node journals on its own behalf when its data directory is new. */
 export interface GenesisCommand {
   readonly pattern: string;
   readonly data: unknown;
+  /**
+   * A few words naming what it creates, for the boot log (`user admin`).
+   * Never a secret: the data itself is not logged. Default: none.
+   */
+  readonly label?: string;
+}
+
+/**
+ * Journals the genesis commands in order, each once it applied, logging
+ * each as a `genesis-entry` event (pattern, label and op; never the data,
+ * which may hold a password).
+ */
+export async function journalGenesis(
+  engine: Engine,
+  commands: readonly GenesisCommand[],
+  logger: EngineLogger,
+): Promise<void> {
+  for (const command of commands) {
+    const outcome = await engine.journalSystemCommand(command.pattern, command.data);
+    const op = outcome.entry.op;
+    const label = command.label ? ` (${command.label})` : '';
+    logger.log(
+      new LogEvent('genesis-entry', `genesis: journaled ${command.pattern}${label} at op ${op}`, {
+        op,
+        pattern: command.pattern,
+        label: command.label ?? null,
+      }),
+    );
+  }
 }
 
 export interface OnceNodeOptions {
@@ -26,6 +56,12 @@ export interface OnceNodeOptions {
   readonly settings?: Partial<EngineSettings>;
   /** Snapshot every this many ops (0: only at graceful stop). Default: the settings table's. */
   readonly snapshotEveryOps?: number;
+  /**
+   * Retention: keep the journal from the oldest of the newest this many
+   * snapshots on, deleting older entries in the background (see
+   * `JournalStore.compact`). Default 0: keep everything.
+   */
+  readonly journalRetain?: number;
   /** Journaled once, in order, when the data directory is new. */
   readonly genesis?: readonly GenesisCommand[];
   readonly logger?: EngineLogger;
@@ -56,10 +92,7 @@ export class OnceNode {
   ) {}
 
   static async open(options: OnceNodeOptions): Promise<OnceNode> {
-    const journal = await JournalStore.open(options.dataDir, {
-      notice: (message) => options.logger?.warn(message),
-      ...options.journal,
-    });
+    const journal = await JournalStore.open(options.dataDir, journalStoreOptions(options));
     try {
       const engine = new Engine({
         journal,
@@ -93,9 +126,11 @@ export class OnceNode {
         engine.attachToJournal();
         await engine.settleBoot(this.desiredSettings);
         if (this.isNew) {
-          for (const command of this.options.genesis ?? []) {
-            await engine.submitSystemCommand(command.pattern, command.data);
-          }
+          await journalGenesis(
+            engine,
+            this.options.genesis ?? [],
+            this.options.logger ?? SILENT_LOGGER,
+          );
         }
         engine.setPhase('ready');
       }).pipe(ignoreElements()),
@@ -114,6 +149,35 @@ export class OnceNode {
   stop(options?: { snapshot?: boolean }): Promise<void> {
     return this.engine.stop(options);
   }
+}
+
+/**
+ * The journal options a node opens its data directory with: `options.journal`
+ * over the node's notices (warnings), its retention and a `journal-compacted`
+ * event for each background compaction.
+ */
+export function journalStoreOptions(
+  options: Pick<OnceNodeOptions, 'logger' | 'journal' | 'journalRetain'>,
+): JournalStoreOptions {
+  const logger = options.logger ?? SILENT_LOGGER;
+  return {
+    notice: (message) => logger.warn(message),
+    retainSnapshots: options.journalRetain ?? 0,
+    onCompaction: (result) =>
+      logger.log(
+        new LogEvent(
+          'journal-compacted',
+          `journal compacted: ${result.deletedEntries} entries deleted in ${result.batches} batches, ${result.elapsedMs} ms; it starts at op ${result.firstOp}`,
+          {
+            deletedEntries: result.deletedEntries,
+            batches: result.batches,
+            elapsedMs: result.elapsedMs,
+            journalFirstOp: result.firstOp,
+          },
+        ),
+      ),
+    ...options.journal,
+  };
 }
 
 /**

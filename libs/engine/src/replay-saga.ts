@@ -1,4 +1,4 @@
-import { type Journal } from '@once/journal';
+import { type Journal, JournalCorruptionError, type SnapshotRecord } from '@once/journal';
 import {
   type Observable,
   asyncScheduler,
@@ -14,6 +14,7 @@ import {
 import { type ApplyOutcome } from './apply-outcome';
 import { Applier } from './applier';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
+import { LogEvent } from './log-event';
 
 /** What the replay saga reports while it runs, and once when it is done. */
 export interface ReplayProgress {
@@ -36,7 +37,11 @@ export interface ReplaySagaOptions {
   /** At most one progress report per this many ms (the final one always comes). Default 1000. */
   readonly progressIntervalMs?: number;
   readonly logger?: EngineLogger;
-  /** Replay from op 1 even when snapshots exist (verification, repair). */
+  /**
+   * Replay from op 1 even when snapshots exist (verification, repair). On a
+   * compacted journal (first op above 1) the oldest snapshot that covers
+   * the compacted ops is restored instead, since op 1 is gone.
+   */
   readonly ignoreSnapshots?: boolean;
   /** Sees every replayed outcome (for verifying replay against a live run). */
   readonly onOutcome?: (outcome: ApplyOutcome) => void;
@@ -76,10 +81,9 @@ export function replaySaga(
   const logger = options.logger ?? SILENT_LOGGER;
 
   const onOutcome = options.onOutcome;
-  const restore = options.ignoreSnapshots
-    ? Promise.resolve(0)
-    : restoreNewestSnapshot(journal, applier, logger);
-  return defer(() => from(restore)).pipe(
+  const restore = () =>
+    restoreSnapshot(journal, applier, logger, options.ignoreSnapshots ? 'oldest' : 'newest');
+  return defer(() => from(restore())).pipe(
     switchMap((snapshotOp) => {
       const startedMs = performance.now();
       const totalEntries = Math.max(0, journal.lastOp - snapshotOp);
@@ -118,17 +122,37 @@ export function replaySaga(
   );
 }
 
-async function restoreNewestSnapshot(
+/** The first op a journal holds (1 unless it was compacted; the port may not say). */
+export function firstOpOf(journal: Journal): number {
+  return journal.firstOp ?? 1;
+}
+
+/**
+ * Restores a snapshot into `applier` and returns its op (0: none restored,
+ * replay from op 1). `newest`: the newest snapshot that restores (boot);
+ * `oldest`: none on a whole journal, else the oldest that covers the
+ * compacted ops (verification replays as much as the journal holds).
+ *
+ * A snapshot is usable when it decodes, is not ahead of the journal, and
+ * covers the ops compacted away (its op is at least the journal's first op
+ * minus one); a bad one is skipped with a warning. A compacted journal with
+ * no usable snapshot cannot be rebuilt: JournalCorruptionError names the
+ * first op that is gone.
+ */
+async function restoreSnapshot(
   journal: Journal,
   applier: Applier,
   logger: EngineLogger,
+  choice: 'newest' | 'oldest',
 ): Promise<number> {
+  const firstOp = firstOpOf(journal);
+  if (choice === 'oldest' && firstOp <= 1) return 0;
   const records = await journal.listSnapshots();
-  for (const record of records) {
+  const ordered: SnapshotRecord[] = choice === 'newest' ? records : [...records].reverse();
+  const another = choice === 'newest' ? 'an older one' : 'a newer one';
+  for (const record of ordered) {
     if ('error' in record) {
-      logger.warn(
-        `snapshot at op ${record.op} is unreadable (${record.error}); trying an older one`,
-      );
+      logger.warn(`snapshot at op ${record.op} is unreadable (${record.error}); trying ${another}`);
       continue;
     }
     if (record.op > journal.lastOp) {
@@ -137,16 +161,46 @@ async function restoreNewestSnapshot(
       );
       continue;
     }
+    if (record.op < firstOp - 1) {
+      logger.warn(
+        `snapshot at op ${record.op} predates the journal's first op ${firstOp} (earlier ops were compacted); skipped`,
+      );
+      continue;
+    }
     try {
       const op = applier.restoreSnapshot(record.payload);
-      logger.log(`restored snapshot at op ${op}`);
+      const compacted =
+        firstOp > 1 ? ` (the journal starts at op ${firstOp}: earlier ops were compacted)` : '';
+      logger.log(
+        new LogEvent('snapshot-restored', `snapshot restored at op ${op}${compacted}`, {
+          snapshotOp: op,
+          journalFirstOp: firstOp,
+        }),
+      );
       return op;
     } catch (error) {
       logger.warn(
-        `snapshot at op ${record.op} does not restore (${String(error)}); trying an older one`,
+        `snapshot at op ${record.op} does not restore (${String(error)}); trying ${another}`,
       );
     }
   }
+  if (firstOp > 1) {
+    throw new JournalCorruptionError(
+      firstOp - 1,
+      `the journal was compacted below op ${firstOp} and no usable snapshot covers it`,
+    );
+  }
   if (records.length > 0) logger.warn('no snapshot restored; replaying the journal from op 1');
+  else if (choice === 'newest') {
+    logger.log(
+      new LogEvent(
+        'snapshot-none',
+        journal.lastOp === 0
+          ? 'no snapshot (new data directory)'
+          : 'no snapshot: replaying the journal from op 1',
+        { snapshotOp: 0 },
+      ),
+    );
+  }
   return 0;
 }

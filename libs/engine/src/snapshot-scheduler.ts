@@ -1,6 +1,7 @@
 import { type Journal } from '@once/journal';
 import { type Applier } from './applier';
 import { type EngineLogger } from './engine-logger';
+import { LogEvent } from './log-event';
 
 /**
  * When the live node writes snapshots: every `everyOps` applied ops, and on
@@ -55,10 +56,16 @@ export class SnapshotScheduler {
     const write = this.journal
       .saveSnapshot(op, payload)
       .then(
-        () =>
+        () => {
+          const elapsedMs = Math.round(performance.now() - started);
           this.logger.log(
-            `snapshot at op ${op} written (${payload.length} bytes, ${Math.round(performance.now() - started)} ms)`,
-          ),
+            new LogEvent(
+              'snapshot-written',
+              `snapshot at op ${op} written (${payload.length} bytes, ${elapsedMs} ms)`,
+              { snapshotOp: op, bytes: payload.length, elapsedMs },
+            ),
+          );
+        },
         (error: unknown) =>
           this.logger.warn(`snapshot at op ${op} could not be written: ${String(error)}`),
       )

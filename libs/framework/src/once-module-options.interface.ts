@@ -5,7 +5,7 @@ import { type JournalStoreOptions } from '@once/journal';
 
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
- * `clientsMax`, `ring`, `sessionTtlMs`, `snapshotEveryOps`) carry the names,
+ * `clientsMax`, `ring`, `sessionTtlMs`, `snapshotEveryOps`, `journalRetain`) carry the names,
  * ranges and defaults of the settings table in `@once/settings` (shown in
  * the README, "Running the service"); an option left out takes the table's
  * default.
@@ -21,6 +21,12 @@ export interface OnceModuleOptions {
   readonly sessionTtlMs?: number;
   /** Snapshot every this many ops (0: only at graceful stop). */
   readonly snapshotEveryOps?: number;
+  /**
+   * Retention: keep the journal from the oldest of the newest this many
+   * snapshots on; older entries are deleted in the background (0: keep
+   * everything, the default). A replay from op 1 is then impossible.
+   */
+  readonly journalRetain?: number;
   /** Commands journaled once, in order, when the data directory is new. */
   readonly genesis?: readonly GenesisCommand[];
   /** Low-level journal options (fault injection in tests, clock). */

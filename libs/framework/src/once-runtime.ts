@@ -10,6 +10,7 @@ import {
 import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import {
   type Engine,
+  LogEvent,
   OnceNode,
   type ReplayProgress,
   type ReplayVerification,
@@ -96,6 +97,11 @@ export class OnceRuntime
     return this.openPromise;
   }
 
+  /** Whether the data directory was opened (the node and its engine exist). */
+  get opened(): boolean {
+    return this.nodeValue !== undefined;
+  }
+
   get node(): OnceNode | ClusterNode {
     if (!this.nodeValue) throw new Error('the once node is not open yet (module init has not run)');
     return this.nodeValue;
@@ -145,6 +151,7 @@ export class OnceRuntime
         ...(this.options.sessionTtlMs !== undefined && { sessionTtlMs: this.options.sessionTtlMs }),
       },
       snapshotEveryOps: this.options.snapshotEveryOps,
+      journalRetain: this.options.journalRetain,
       genesis: this.options.genesis,
       journal: this.options.journal,
       progressIntervalMs: this.options.progressIntervalMs,
@@ -155,8 +162,26 @@ export class OnceRuntime
     this.nodeValue = cluster
       ? await ClusterNode.open({ ...nodeOptions, ...cluster })
       : await OnceNode.open(nodeOptions);
+    const journal = this.journal;
+    const lastOp = journal.lastOp;
+    const compacted =
+      journal.firstOp > 1 ? ` (journal from op ${journal.firstOp}: earlier ops compacted)` : '';
+    const where = cluster
+      ? `; node ${cluster.nodeId} of cluster ${cluster.clusterName ?? 'once'}`
+      : '';
     this.logger.log(
-      `data directory ${this.options.dataDir} open at op ${this.journal.lastOp}; ${commands.length} commands, ${states.length} states${cluster ? `; node ${cluster.nodeId} of cluster ${cluster.clusterName ?? 'once'}` : ''}`,
+      new LogEvent(
+        'opened',
+        `data directory ${this.options.dataDir} opened at op ${lastOp}${compacted}; ${commands.length} commands, ${states.length} states${where}`,
+        {
+          dataDir: this.options.dataDir,
+          op: lastOp,
+          journalFirstOp: journal.firstOp,
+          commands: commands.length,
+          states: states.length,
+          nodeId: cluster?.nodeId ?? null,
+        },
+      ),
     );
   }
 
@@ -183,7 +208,8 @@ export class OnceRuntime
         this.rejectReady(this.bootError);
       },
       complete: () => {
-        this.logger.log(`ready at op ${this.engine.commitOp}`);
+        const op = this.engine.commitOp;
+        this.logger.log(new LogEvent('ready', `ready at op ${op}`, { op }));
         this.resolveReady();
       },
     });
@@ -191,8 +217,13 @@ export class OnceRuntime
 
   beforeApplicationShutdown(signal?: string): void {
     if (!this.nodeValue || this.options.verifyOnly) return;
+    const cause = signal ?? 'close';
     this.logger.log(
-      `${signal ?? 'close'}: stopping (finishing in-flight commits, writing a snapshot)`,
+      new LogEvent(
+        'stopping',
+        `${cause}: stopping at op ${this.engine.commitOp} (finishing in-flight commits, writing a snapshot)`,
+        { signal: cause, op: this.engine.commitOp },
+      ),
     );
   }
 
@@ -202,14 +233,35 @@ export class OnceRuntime
     if (this.nodeValue) await this.nodeValue.stop({ snapshot: !this.options.verifyOnly });
   }
 
+  /**
+   * One line per report while the replay runs, and one when it is done:
+   * how many entries, which ops, how long, how fast.
+   */
   private logProgress(progress: ReplayProgress): void {
-    if (progress.totalEntries === 0 && progress.done) {
-      this.logger.log(`replay: nothing to apply after op ${progress.snapshotOp}`);
+    const { appliedEntries, totalEntries, snapshotOp, elapsedMs, entriesPerSecond } = progress;
+    const fields = {
+      appliedEntries,
+      totalEntries,
+      snapshotOp,
+      commitOp: progress.commitOp,
+      elapsedMs,
+      entriesPerSecond,
+    };
+    if (!progress.done) {
+      this.logger.log(
+        new LogEvent(
+          'replay-progress',
+          `replay: ${appliedEntries}/${totalEntries} entries applied (up to op ${progress.commitOp}), ${entriesPerSecond} entries/s, ${elapsedMs} ms`,
+          fields,
+        ),
+      );
       return;
     }
-    this.logger.log(
-      `replay${progress.done ? ' done' : ''}: ${progress.appliedEntries}/${progress.totalEntries} entries after snapshot op ${progress.snapshotOp}, ${progress.entriesPerSecond} entries/s, ${progress.elapsedMs} ms`,
-    );
+    const text =
+      appliedEntries === 0
+        ? `replay applied 0 entries (nothing after op ${snapshotOp})`
+        : `replay applied ${appliedEntries} entries (ops ${snapshotOp + 1}..${progress.commitOp}) in ${elapsedMs} ms at ${entriesPerSecond} entries/s`;
+    this.logger.log(new LogEvent('replay-done', text, fields));
   }
 
   private resolveAuthenticator(): OnceAuthenticator | undefined {

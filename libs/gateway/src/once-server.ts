@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
+import { LogEvent } from '@once/engine';
 import { type OnceRuntime, type OnceRuntimeConsumer, ONCE_TRANSPORT } from '@once/framework';
 import { Gateway } from './gateway';
 import {
@@ -32,7 +33,8 @@ export class OnceRuntimeMissingError extends Error {
  * and attaches its runtime as soon as both exist. The listener may open
  * before the data directory is open or while the journal still replays:
  * PING answers `ready: false` and every other request NOT_READY until the
- * node is ready.
+ * node is ready. Its log says `bound host:port` when the port is open and
+ * `listening on host:port` once the node is ready and serves.
  *
  * It serves `@Command` and `@Query` handlers only: `listen` fails with
  * NOT_A_ONCE_HANDLER when NestJS bound another handler to it (an
@@ -84,7 +86,8 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
       callback(foreign);
       return;
     }
-    const gateway = new Gateway(this.runtime, this.options, this);
+    const runtime = this.runtime;
+    const gateway = new Gateway(runtime, this.options, this);
     const tls = this.options.tls;
     const server: NetServer = tls
       ? createTlsServer(
@@ -122,7 +125,24 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
         this.logger.error(`listener: ${error.message}`);
       });
       const { address, port } = this.address()!;
-      this.logger.log(`listening on ${address}:${port}${tls ? ' (TLS)' : ''}`);
+      const where = `${address}:${port}${tls ? ' (TLS)' : ''}`;
+      const fields = { host: address, port, tls: tls !== undefined };
+      // Bound now, but serving only once replay is done: `listening` says the latter.
+      this.logger.log(
+        new LogEvent(
+          'bound',
+          `bound ${where}: requests get NOT_READY until the node is ready`,
+          fields,
+        ),
+      );
+      runtime.whenReady().then(
+        () => {
+          if (this.netServer === server) {
+            this.logger.log(new LogEvent('listening', `listening on ${where}`, fields));
+          }
+        },
+        () => undefined,
+      );
       callback();
     });
   }

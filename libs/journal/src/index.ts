@@ -13,6 +13,8 @@ export { DataDirectoryInUseError } from './data-directory-in-use.error';
 export { DataDirectoryUnreadableError } from './data-directory-unreadable.error';
 export { InvalidEntryError } from './invalid-entry.error';
 export { JournalBusyError } from './journal-busy.error';
+export { JournalCompactedError } from './journal-compacted.error';
+export { type CompactionResult } from './journal-retention';
 export { JournalClosedError } from './journal-closed.error';
 export { JournalCorruptionError } from './journal-corruption.error';
 export { JournalFailedError } from './journal-failed.error';

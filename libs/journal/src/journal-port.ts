@@ -9,7 +9,8 @@ import { type SnapshotRecord } from './snapshot-codec';
  * here, so a second implementation has little to honour, and each member says
  * what it must guarantee.
  *
- * The contract as a whole: ops are contiguous from 1 and assigned in call
+ * The contract as a whole: ops are contiguous from 1 (or from `firstOp` once
+ * compacted) and assigned in call
  * order; an entry is reported durable only once it can no longer be lost; and
  * the journal is fail-stop (after one failed write it takes nothing more, since
  * it can no longer tell which ops survived).
@@ -23,6 +24,14 @@ export interface Journal {
 
   /** Highest op assigned (its entry may still be on its way to disk); 0 when empty. */
   readonly lastOp: number;
+
+  /**
+   * Lowest op {@link readBatches} can start at: 1 (or undefined) for a
+   * journal that holds every op, higher once the ops below it were compacted
+   * away (a snapshot then covers them). Never above {@link lastOp} on a
+   * journal that has entries.
+   */
+  readonly firstOp?: number;
 
   /**
    * Entries enqueued whose durability is not yet reported; 0 once failed.

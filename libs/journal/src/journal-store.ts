@@ -14,10 +14,19 @@ import { assertValidDraft } from './entry-validator';
 import { GroupCommit } from './group-commit';
 import { InvalidEntryError } from './invalid-entry.error';
 import { JournalBusyError } from './journal-busy.error';
+import { JournalCompactedError } from './journal-compacted.error';
 import { JournalClosedError } from './journal-closed.error';
 import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
 import { type Journal } from './journal-port';
+import {
+  type CompactionResult,
+  type CompactionTarget,
+  deleteBelow,
+  readFirstOp,
+  recordFirstOp,
+  retentionStart,
+} from './journal-retention';
 import {
   newNodeMeta,
   type NodeMeta,
@@ -48,11 +57,32 @@ export interface JournalStoreOptions {
    * failure (the store fails stop).
    */
   beforeWrite?: (entryCount: number) => void | Promise<void>;
-  /** How many snapshots `saveSnapshot` keeps (newest by op). Default 2. */
+  /**
+   * How many snapshots `saveSnapshot` keeps (newest by op). Default 2, and
+   * never fewer than `retainSnapshots`.
+   */
   snapshotsKept?: number;
   /**
-   * Told what `open` did on its own that an operator should hear of (a
-   * leftover of a cut-short directory creation removed). Default: ignored.
+   * Retention: keep the journal's history from the oldest of the newest
+   * this many readable snapshots on, and delete the entries below it in the
+   * background after each snapshot (see {@link JournalStore.compact}).
+   * Default 0: keep every entry, so a replay from op 1 stays possible.
+   */
+  retainSnapshots?: number;
+  /** Keys per synced delete batch of a compaction. Default 10000. */
+  compactBatchKeys?: number;
+  /**
+   * Fault injection: called before each compaction delete batch with its key
+   * count. A throw or rejection interrupts the compaction there, as a crash
+   * would (the store itself stays healthy).
+   */
+  beforeCompactBatch?: (keyCount: number) => void | Promise<void>;
+  /** Told of each background compaction that deleted entries, with how long it took. */
+  onCompaction?: (result: CompactionResult & { readonly elapsedMs: number }) => void;
+  /**
+   * Told what the store did on its own that an operator should hear of (a
+   * leftover of a cut-short directory creation removed, a background
+   * compaction that failed). Default: ignored.
    */
   notice?: (message: string) => void;
   /**
@@ -105,6 +135,9 @@ interface JournalTail {
 const META_KEY = 'meta';
 const DEFAULT_READ_BATCH_SIZE = 1024;
 const DEFAULT_SNAPSHOTS_KEPT = 2;
+const DEFAULT_COMPACT_BATCH_KEYS = 10_000;
+/** Snapshots `compact()` keeps the history of when neither it nor the store is told: one to fall back on. */
+const DEFAULT_COMPACT_RETAIN = 2;
 /** Keys deleted per synced batch by `truncateFrom`. */
 const TRUNCATE_CHUNK_SIZE = 1024;
 
@@ -147,6 +180,14 @@ export class JournalStore implements Journal {
   #lastTimestamp: bigint;
   /** Set while `truncateFrom` moves the journal's end; appends are refused. */
   #truncating = false;
+  /** Lowest op readable: ops below it were compacted away (1: none were). */
+  #firstOp: number;
+  /** The running compaction, if any; `#compactAgain` asks for another once it ends. */
+  #compaction: Promise<CompactionResult> | undefined;
+  #compactAgain = false;
+  readonly #retainSnapshots: number;
+  readonly #compactBatchKeys: number;
+  readonly #options: JournalStoreOptions;
   #closing: Promise<void> | undefined;
 
   private constructor(init: {
@@ -158,6 +199,7 @@ export class JournalStore implements Journal {
     nodeSecret: Buffer;
     meta: NodeMeta;
     tail: JournalTail;
+    firstOp: number;
     options: JournalStoreOptions;
     snapshotsKept: number;
   }) {
@@ -170,6 +212,10 @@ export class JournalStore implements Journal {
     this.#meta = init.meta;
     this.#lastOp = init.tail.lastOp;
     this.#lastTimestamp = init.tail.lastTimestamp;
+    this.#firstOp = init.firstOp;
+    this.#options = init.options;
+    this.#retainSnapshots = init.options.retainSnapshots ?? 0;
+    this.#compactBatchKeys = init.options.compactBatchKeys ?? DEFAULT_COMPACT_BATCH_KEYS;
     this.#clock = init.options.clock ?? wallClockNs;
     this.#journalKeyPrefix = Buffer.from(init.journal.prefixKey(Buffer.alloc(0), 'buffer', false));
     const native = init.db as unknown as NativeBatch;
@@ -191,7 +237,18 @@ export class JournalStore implements Journal {
    * for an unreadable meta record.
    */
   static async open(dir: string, options: JournalStoreOptions = {}): Promise<JournalStore> {
-    const snapshotsKept = options.snapshotsKept ?? DEFAULT_SNAPSHOTS_KEPT;
+    const retainSnapshots = options.retainSnapshots ?? 0;
+    if (!Number.isSafeInteger(retainSnapshots) || retainSnapshots < 0) {
+      throw new RangeError(`retainSnapshots must be an integer >= 0: ${retainSnapshots}`);
+    }
+    const batchKeys = options.compactBatchKeys ?? DEFAULT_COMPACT_BATCH_KEYS;
+    if (!Number.isSafeInteger(batchKeys) || batchKeys < 1) {
+      throw new RangeError(`compactBatchKeys must be an integer >= 1: ${batchKeys}`);
+    }
+    const snapshotsKept = Math.max(
+      options.snapshotsKept ?? DEFAULT_SNAPSHOTS_KEPT,
+      retainSnapshots,
+    );
     if (!Number.isSafeInteger(snapshotsKept) || snapshotsKept < 1) {
       throw new RangeError(`snapshotsKept must be an integer >= 1: ${snapshotsKept}`);
     }
@@ -224,6 +281,7 @@ export class JournalStore implements Journal {
       });
       const tail = await readTail(journal, clock);
       const { meta, nodeSecret } = await loadIdentity(paths, db, metaLevel, tail.lastOp > 0);
+      const firstOp = await readFirstOp(metaLevel);
       return new JournalStore({
         paths,
         db,
@@ -233,6 +291,7 @@ export class JournalStore implements Journal {
         nodeSecret,
         meta,
         tail,
+        firstOp,
         options,
         snapshotsKept,
       });
@@ -250,6 +309,14 @@ export class JournalStore implements Journal {
   /** `meta.settings`: what the last `updateSettings` wrote, `null` until then. */
   get settings(): unknown {
     return this.#meta.settings;
+  }
+
+  /**
+   * Lowest op `readBatches` can start at: 1, or once compacted the op of the
+   * snapshot the retained history starts at (ops below it are gone).
+   */
+  get firstOp(): number {
+    return this.#firstOp;
   }
 
   /** Highest op assigned (its entry may still be syncing); 0 when empty. */
@@ -402,7 +469,8 @@ export class JournalStore implements Journal {
    * Throws {@link JournalCorruptionError} naming the first bad or missing op.
    *
    * The journal must hold `fromOp` unless it holds nothing at or after it; it
-   * must also reach every op that was durable when the read started.
+   * must also reach every op that was durable when the read started. Throws
+   * {@link JournalCompactedError} for a `fromOp` below {@link firstOp}.
    */
   readBatches(
     fromOp: number,
@@ -415,6 +483,7 @@ export class JournalStore implements Journal {
       throw new RangeError(`batchSize must be an integer >= 1: ${batchSize}`);
     }
     this.#assertOpen('read the journal');
+    if (fromOp < this.#firstOp) throw new JournalCompactedError(fromOp, this.#firstOp);
     return this.#readBatches(fromOp, batchSize, this.#commit.durableOp);
   }
 
@@ -487,11 +556,33 @@ export class JournalStore implements Journal {
         `${this.#commit.pendingCount} appended entries are not yet durable`,
       );
     }
+    if (this.#compaction !== undefined) {
+      throw new JournalBusyError('truncate the journal', 'a compaction is running');
+    }
+    await this.#assertTruncationKeepsBase(op);
     this.#truncating = true;
     try {
       return await this.#track(this.#truncate(op));
     } finally {
       this.#truncating = false;
+    }
+  }
+
+  /**
+   * On a compacted journal, truncating at `op` must leave a readable
+   * snapshot that covers the compacted ops (at `firstOp - 1` or later, below
+   * `op`): without one nothing could rebuild the state.
+   */
+  async #assertTruncationKeepsBase(op: number): Promise<void> {
+    if (this.#firstOp <= 1) return;
+    const snapshots = await this.#snapshots.list();
+    const base = snapshots.some(
+      (record) => 'payload' in record && record.op >= this.#firstOp - 1 && record.op < op,
+    );
+    if (!base) {
+      throw new JournalCompactedError(op, this.#firstOp, {
+        truncation: `truncating at op ${op} would delete every snapshot that covers the ops compacted below op ${this.#firstOp}`,
+      });
     }
   }
 
@@ -539,6 +630,90 @@ export class JournalStore implements Journal {
     }
     this.#assertWritable('save a snapshot');
     await this.#track(this.#snapshots.save(op, payload));
+    if (this.#retainSnapshots > 0) this.#compactInBackground();
+  }
+
+  /**
+   * Deletes the journal's entries below the oldest of the newest
+   * `retainSnapshots` readable snapshots (default: the store's option, or 2
+   * when it has none), then finishes what an interrupted compaction left. The new
+   * first op is recorded (synced) before the first delete; the deletes go in
+   * synced batches of `compactBatchKeys` keys, lowest ops first, so a crash
+   * at any point leaves a journal that is contiguous up to its end and
+   * starts at or below the recorded first op, with a snapshot covering
+   * everything before it. Commits go on meanwhile. Nothing happens while
+   * fewer readable snapshots exist. For operators' tools (`once compact` on
+   * a stopped directory) as well as the background runs after a snapshot;
+   * a call made while one runs starts once it ends.
+   */
+  compact(options: { retainSnapshots?: number } = {}): Promise<CompactionResult> {
+    const retain = options.retainSnapshots ?? (this.#retainSnapshots || DEFAULT_COMPACT_RETAIN);
+    if (!Number.isSafeInteger(retain) || retain < 1) {
+      throw new RangeError(`retainSnapshots must be an integer >= 1: ${retain}`);
+    }
+    this.#assertWritable('compact the journal');
+    if (this.#truncating) {
+      throw new JournalBusyError('compact the journal', 'a truncation is running');
+    }
+    // One at a time: a call made while one runs starts after it, so it sees
+    // the snapshots saved meanwhile.
+    const previous = this.#compaction?.catch(() => undefined) ?? Promise.resolve();
+    const run: Promise<CompactionResult> = this.#track(previous.then(() => this.#compact(retain)));
+    this.#compaction = run;
+    void run
+      .finally(() => {
+        if (this.#compaction === run) this.#compaction = undefined;
+      })
+      .catch(() => undefined);
+    return run;
+  }
+
+  async #compact(retain: number): Promise<CompactionResult> {
+    const target: CompactionTarget = {
+      db: this.#db,
+      journal: this.#journal,
+      metaLevel: this.#metaLevel,
+      batchKeys: this.#compactBatchKeys,
+      beforeBatch: this.#options.beforeCompactBatch,
+      stopping: () => this.#closing !== undefined || this.#truncating,
+    };
+    const start = retentionStart(await this.#snapshots.list(), retain, this.#commit.durableOp);
+    if (start !== undefined && start > this.#firstOp) {
+      await recordFirstOp(target, start);
+      this.#firstOp = start;
+    }
+    const deleted = await deleteBelow(target, this.#firstOp);
+    return { firstOp: this.#firstOp, ...deleted };
+  }
+
+  /** After a snapshot: compacts in the background, once more if a snapshot came meanwhile. */
+  #compactInBackground(): void {
+    if (this.#compaction !== undefined) {
+      this.#compactAgain = true;
+      return;
+    }
+    if (this.#closing !== undefined || this.#truncating || this.#commit.failure) return;
+    const started = performance.now();
+    this.compact().then(
+      (result) => {
+        if (result.deletedEntries > 0) {
+          this.#options.onCompaction?.({
+            ...result,
+            elapsedMs: Math.round(performance.now() - started),
+          });
+        }
+        if (this.#compactAgain) {
+          this.#compactAgain = false;
+          this.#compactInBackground();
+        }
+      },
+      (error: unknown) => {
+        this.#compactAgain = false;
+        this.#options.notice?.(
+          `journal compaction stopped (${error instanceof Error ? error.message : String(error)}); the entries it did not delete stay, the next snapshot retries`,
+        );
+      },
+    );
   }
 
   /** Stored snapshots, newest first; unusable ones as error records, never a throw. */

@@ -181,6 +181,20 @@ export const SETTINGS = [
     aliases: { names: ['snapshotEvery'], env: 'ONCE_SNAPSHOT_EVERY', flag: '--snapshot-every' },
   },
   {
+    name: 'journalRetain',
+    env: 'ONCE_JOURNAL_RETAIN',
+    flag: '--journal-retain',
+    argument: '<snapshots>',
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    max: 1000,
+    unit: 'snapshots',
+    description:
+      'keep the journal from the oldest of the newest this many snapshots on; older entries are deleted (0: keep all)',
+    layer: 'engine',
+  },
+  {
     name: 'frameBytesMax',
     env: 'ONCE_FRAME_BYTES_MAX',
     flag: '--frame-bytes-max',

@@ -61,7 +61,7 @@ export interface ServiceProcessOptions {
   readonly genesis?: OnceModuleOptions['genesis'];
 }
 
-const LISTENING = /listening on ([0-9a-fA-F.:]+):(\d+)/;
+const LISTENING = /(?:listening on|bound) ([0-9a-fA-F.:]+):(\d+)/;
 
 /**
  * Service processes of this process that may still run. When this process

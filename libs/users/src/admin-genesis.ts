@@ -9,5 +9,11 @@ import { type OnceModuleOptions } from '@once/framework';
  * holds it in plain text.
  */
 export function adminGenesis(adminPassword: string): OnceModuleOptions['genesis'] {
-  return [{ pattern: 'users.create', data: { username: 'admin', password: adminPassword } }];
+  return [
+    {
+      pattern: 'users.create',
+      data: { username: 'admin', password: adminPassword },
+      label: 'user admin',
+    },
+  ];
 }

@@ -20,6 +20,7 @@ describe('server settings', () => {
       ring: 8,
       frameBytesMax: 1024 * 1024,
       snapshotEveryOps: 100_000,
+      journalRetain: 0,
       connectionsMax: 10_000,
       pendingEntriesMax: 65_536,
       writeBufferBytesMax: 64 * 1024 * 1024,

@@ -23,6 +23,8 @@ export interface ServerConfig {
   /** Sessions idle longer than this (journal time) expire; 0 = never. */
   readonly sessionTtlMs: number;
   readonly snapshotEveryOps: number;
+  /** Snapshots' worth of journal history kept; 0 = keep everything. */
+  readonly journalRetain: number;
   readonly frameBytesMax: number;
   readonly connectionsMax: number;
   readonly pendingEntriesMax: number;

@@ -5,7 +5,8 @@ import { type ServerConfig } from '../config/server-config';
 import { describeError } from '../fatal-error';
 
 /**
- * `--verify`: replays the whole journal from op 1 through the service's own
+ * `--verify`: replays the whole journal from op 1 (on a compacted journal,
+ * from the oldest snapshot that covers the compacted ops) through the service's own
  * modules and compares the state at the newest snapshot with that snapshot,
  * byte for byte. Writes nothing. Resolves with the process exit code: 0 when
  * the journal is intact and the replay matches, 1 otherwise. The same code

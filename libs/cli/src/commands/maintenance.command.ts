@@ -2,13 +2,14 @@ import { type Command } from 'commander';
 import { CliError } from '../cli-error';
 import { corruptTailExitCode, corruptTailText, truncateCorruptTail } from '../corrupt-tail';
 import { withApp, withDataDir } from '../data-dir-option';
+import { withStoppedJournal } from '../stopped-data-dir';
 import { type Output } from '../output';
 import { type ReplayCommandOptions, replayForCommand } from '../replay-command';
 import { verificationText } from '../replayed-data-dir';
 
 /**
  * The maintenance commands on a stopped data directory: `verify`,
- * `truncate-corrupt-tail`, `snapshot`, and `compact` (not available yet).
+ * `truncate-corrupt-tail`, `snapshot`, and `compact`.
  * The service's `--verify` and `--truncate-corrupt-tail` flags run the same code.
  */
 export function registerMaintenance(
@@ -76,14 +77,27 @@ export function registerMaintenance(
       }
     });
 
-  program
-    .command('compact')
-    .description('not available yet: deleting journal history below the kept snapshots')
-    .action(() => {
-      throw new CliError(
-        'NOT_AVAILABLE',
-        'compact is not available yet: this version has no journal retention (the journal keeps every entry)',
-        2,
-      );
+  withDataDir(program.command('compact'))
+    .description(
+      'delete the journal history below the oldest kept snapshot (ONCE_JOURNAL_RETAIN does it while serving)',
+    )
+    .option('--keep <snapshots>', 'snapshots whose history is kept', '2')
+    .action(async (options: { dataDir: string; keep: string }, command: Command) => {
+      const out = outputOf(command);
+      const keep = Number(options.keep);
+      if (!Number.isSafeInteger(keep) || keep < 1) {
+        throw new CliError('USAGE', `--keep must be an integer >= 1: ${options.keep}`, 2);
+      }
+      const result = await withStoppedJournal(options.dataDir, async (journal) => {
+        const before = journal.firstOp;
+        const compaction = await journal.compact({ retainSnapshots: keep });
+        return { firstOpBefore: before, lastOp: journal.lastOp, ...compaction };
+      });
+      out.result(result, () => [
+        result.deletedEntries === 0
+          ? `compact: nothing to delete; the journal holds ops ${result.firstOp} to ${result.lastOp}`
+          : `compact: deleted ${result.deletedEntries} entries in ${result.batches} batches; the journal now holds ops ${result.firstOp} to ${result.lastOp}${result.interrupted ? ' (interrupted: run it again)' : ''}`,
+      ]);
+      if (result.interrupted) exit(1);
     });
 }

@@ -145,3 +145,61 @@ describe('StreamFollower, when its read stops delivering', () => {
     expect(stream.reads).toEqual([1, 3]);
   });
 });
+
+describe('StreamFollower, on a local copy that retention compacted', () => {
+  /** Ops `firstOp`..`lastOp`; like a compacted JournalStore, it refuses a read below its first op. */
+  class CompactedCopy implements LocalCopy {
+    readonly ops: number[];
+    constructor(
+      readonly firstOp: number,
+      lastOp: number,
+    ) {
+      this.ops = Array.from({ length: lastOp - firstOp + 1 }, (_, i) => firstOp + i);
+    }
+    get lastOp(): number {
+      return this.ops.at(-1) ?? 0;
+    }
+    async *readBatches(fromOp: number): AsyncIterable<JournalEntry[]> {
+      if (fromOp < this.firstOp) throw new Error(`op ${fromOp} was compacted away`);
+      await pause(0);
+      yield this.ops.filter((op) => op >= fromOp).map(entry);
+    }
+    enqueueCopy(copied: JournalEntry): JournalEntry {
+      this.ops.push(copied.op);
+      return copied;
+    }
+  }
+
+  /** A stream of ops 1..size that serves reads as well as follows. */
+  class FullStream implements FollowedStream {
+    private readonly scripted: ScriptedStream;
+    constructor(private readonly size: number) {
+      this.scripted = new ScriptedStream(size);
+    }
+    async *readBatches(fromOp: number): AsyncIterable<JournalEntry[]> {
+      await pause(0);
+      yield Array.from({ length: this.size - fromOp + 1 }, (_, i) => entry(fromOp + i));
+    }
+    follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]> {
+      return this.scripted.follow(fromOp, options);
+    }
+    streamLastOp(): Promise<number> {
+      return this.scripted.streamLastOp();
+    }
+  }
+
+  let follower: StreamFollower | undefined;
+  afterEach(async () => {
+    await follower?.stop();
+    follower = undefined;
+  });
+
+  it('checks only the tail it still holds, then copies what follows', async () => {
+    const local = new CompactedCopy(30, 40);
+    follower = await StreamFollower.start(new FullStream(45), local, undefined, {
+      stallCheckIntervalMs: CHECK_MS,
+    });
+    await until(() => local.lastOp === 45, 'ops 41..45 copied');
+    expect(local.ops.slice(-5)).toEqual([41, 42, 43, 44, 45]);
+  });
+});

@@ -28,6 +28,8 @@ const STALL_CHECK_INTERVAL_MS_DEFAULT = 2_000;
 /** The node's local copy: a `JournalStore`, whose `onDurable` reports what was copied. */
 export interface LocalCopy {
   readonly lastOp: number;
+  /** Lowest op the copy holds (retention may have compacted the ops below it); default 1. */
+  readonly firstOp?: number;
   readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
   /** Stores `entry` after the last op; `encoded`, when given, is its verified encoding. */
   enqueueCopy(entry: JournalEntry, encoded?: Buffer): JournalEntry;
@@ -172,7 +174,7 @@ export class StreamFollower {
 async function checkLocalTail(stream: FollowedStream, local: LocalCopy): Promise<void> {
   const lastOp = local.lastOp;
   if (lastOp === 0) return;
-  const fromOp = Math.max(1, lastOp - TAIL_CHECK_ENTRIES + 1);
+  const fromOp = Math.max(local.firstOp ?? 1, lastOp - TAIL_CHECK_ENTRIES + 1);
   const mine = await collect(local.readBatches(fromOp), lastOp);
   const theirs = await collect(stream.readBatches(fromOp), lastOp);
   for (const entry of mine.values()) {

@@ -45,6 +45,11 @@ export class ClusterJournal implements Journal {
     return this.#writer?.lastOp ?? this.local.lastOp;
   }
 
+  /** The local copy's first op: it may be compacted like a single node's journal. */
+  get firstOp(): number {
+    return this.local.firstOp;
+  }
+
   /** Entries not applied yet: appends awaiting the stream, then copies awaiting the disk. */
   get pendingCount(): number {
     return (this.#writer?.pendingCount ?? 0) + this.local.pendingCount;

@@ -13,6 +13,7 @@ import {
   type WriteRole,
   replayPhase,
   validateSettings,
+  journalStoreOptions,
 } from '@once/engine';
 import { JournalStore } from '@once/journal';
 import { settingDefault } from '@once/settings';
@@ -62,9 +63,8 @@ export class ClusterNode implements WriteRole, TermHost {
     // The stream is the authority: the local copy needs no fsync per group
     // (see `syncWrites`); a node that lost its copied tail copies it again.
     const local = await JournalStore.open(options.dataDir, {
-      notice: (message) => options.logger?.warn(message),
       syncWrites: false,
-      ...options.journal,
+      ...journalStoreOptions(options),
     });
     let connection: NatsConnection | undefined;
     try {

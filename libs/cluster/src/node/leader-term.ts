@@ -1,4 +1,4 @@
-import { type Engine, type EngineLogger, type GenesisCommand } from '@once/engine';
+import { type Engine, type EngineLogger, type GenesisCommand, journalGenesis } from '@once/engine';
 import { type EngineSettings } from '@once/engine';
 import { type JournalEntry } from '@once/journal';
 import { type JetStreamJournal } from '../journal';
@@ -52,13 +52,9 @@ export class LeaderTerm {
    * genesis commands; then serves. Rejects when an append is refused.
    */
   async settle(streamWasEmpty: boolean): Promise<void> {
-    const { engine, desiredSettings, genesis } = this.host;
+    const { engine, desiredSettings, genesis, logger } = this.host;
     await engine.settleBoot(desiredSettings);
-    if (streamWasEmpty) {
-      for (const command of genesis) {
-        await engine.submitSystemCommand(command.pattern, command.data);
-      }
-    }
+    if (streamWasEmpty) await journalGenesis(engine, genesis, logger);
     if (!this.#ended) this.serving = true;
   }
 

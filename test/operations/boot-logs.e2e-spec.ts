@@ -1,0 +1,138 @@
+import { ServiceProcess } from '@once/testing';
+
+/**
+ * The service's log tells a new user what each phase of its life did: the
+ * data directory opened, the snapshot restored (or none), the replay, the
+ * entries journaled at boot and why, ready, listening (after ready), and a
+ * last line with the op and exit code. With ONCE_LOG_FORMAT=json the same
+ * events come one JSON object a line, under stable `event` names.
+ */
+
+const PASSWORD = 'boot-logs-secret';
+
+/** Asserts `patterns` match lines of `text` in this order; returns the matched lines. */
+function expectInOrder(text: string, patterns: readonly RegExp[]): string[] {
+  const lines = text.split('\n');
+  const found: string[] = [];
+  let from = 0;
+  for (const pattern of patterns) {
+    const index = lines.findIndex((line, i) => i >= from && pattern.test(line));
+    if (index < 0) {
+      throw new Error(`no line matching ${pattern} after line ${from} in:\n${text}`);
+    }
+    found.push(lines[index]);
+    from = index + 1;
+  }
+  return found;
+}
+
+/** The JSON log lines of `text` (each must parse), in order. */
+function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`not a JSON line: ${line}`);
+      }
+    });
+}
+
+/** The last non-empty line of `text`. */
+function lastLine(text: string): string {
+  return text.trimEnd().split('\n').at(-1) ?? '';
+}
+
+describe('given a new data directory', () => {
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
+  });
+  afterAll(() => service.cleanup());
+
+  it('when the service starts, then each boot phase has its line, the boot entries are named, and listening comes after ready', () => {
+    expectInOrder(service.logs, [
+      /data directory .* opened at op 0; \d+ commands, \d+ states/,
+      /bound 127\.0\.0\.1:\d+: requests get NOT_READY until the node is ready/,
+      /no snapshot \(new data directory\)/,
+      /replay applied 0 entries \(nothing after op 0\)/,
+      /boot: journaled BOOT at op 1 \(new data directory; limits clientsMax 8192, ring 8, sessionTtlMs 0\)/,
+      /genesis: journaled users\.create \(user admin\) at op 2/,
+      /ready at op 2$/,
+      new RegExp(`listening on 127\\.0\\.0\\.1:${service.port}$`),
+    ]);
+    expect(service.logs).not.toContain(PASSWORD);
+  });
+
+  it('when it is stopped gracefully, then its last line says the op it stopped at and exit code 0', async () => {
+    const mark = service.logs.length;
+    expect(await service.stop()).toBe(0);
+    const logs = service.logs.slice(mark);
+    expectInOrder(logs, [
+      /SIGTERM: stopping at op 2 /,
+      /snapshot at op 2 written/,
+      /stopped at op 2 \(exit code 0\)$/,
+    ]);
+    expect(lastLine(logs)).toMatch(/stopped at op 2 \(exit code 0\)$/);
+  });
+
+  it('when it restarts with JSON logs and other limits, then the same phases come as JSON events with their figures', async () => {
+    const mark = service.logs.length;
+    await service.restart({ ONCE_LOG_FORMAT: 'json', ONCE_CLIENTS_MAX: '100' });
+    expect(await service.stop()).toBe(0);
+    const events = jsonLines(service.logs.slice(mark));
+    const once = events.filter((line) => typeof line.event === 'string');
+    expect(once.map((line) => line.event)).toEqual([
+      'opened',
+      'bound',
+      'snapshot-restored',
+      'replay-done',
+      'boot-entry',
+      'ready',
+      'listening',
+      'stopping',
+      'snapshot-written',
+      'stopped',
+    ]);
+    const byEvent = new Map(once.map((line) => [line.event, line]));
+    expect(byEvent.get('opened')).toMatchObject({ op: 2, journalFirstOp: 1, context: 'Once' });
+    expect(byEvent.get('snapshot-restored')).toMatchObject({ snapshotOp: 2 });
+    expect(byEvent.get('replay-done')).toMatchObject({ appliedEntries: 0, snapshotOp: 2 });
+    expect(byEvent.get('boot-entry')).toMatchObject({
+      op: 3,
+      clientsMax: 100,
+      message: expect.stringMatching(
+        /^boot: journaled BOOT at op 3 \(limits changed from clientsMax 8192/,
+      ),
+    });
+    expect(byEvent.get('ready')).toMatchObject({ op: 3, message: 'ready at op 3', level: 'log' });
+    expect(byEvent.get('listening')).toMatchObject({ port: service.port, host: '127.0.0.1' });
+    expect(byEvent.get('stopped')).toMatchObject({ op: 3, exitCode: 0 });
+    expect(events.at(-1)).toMatchObject({ event: 'stopped' });
+  });
+});
+
+describe('given a data directory whose node was killed before any snapshot', () => {
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
+    await service.crash();
+  });
+  afterAll(() => service.cleanup());
+
+  it('when the service starts on it, then the replay line says how many entries, which ops, how long and how fast, and nothing is journaled at boot', async () => {
+    const mark = service.logs.length;
+    await service.restart();
+    const logs = service.logs.slice(mark);
+    expectInOrder(logs, [
+      /opened at op 2;/,
+      /no snapshot: replaying the journal from op 1/,
+      /replay applied 2 entries \(ops 1\.\.2\) in \d+ ms at \d+ entries\/s/,
+      /ready at op 2$/,
+      /listening on /,
+    ]);
+    expect(logs).not.toMatch(/journaled BOOT|genesis:/);
+  });
+});
