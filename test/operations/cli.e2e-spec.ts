@@ -260,7 +260,6 @@ describe('given the reference service run with a session that deposited twelve t
       expect(await json('verify', '-d', dataDir)).toMatchObject({
         ok: true,
         startSnapshotOp: livePing.commit,
-        snapshotMatches: true,
       });
     });
 
