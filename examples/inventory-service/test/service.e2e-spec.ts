@@ -44,7 +44,7 @@ describe('given the inventory service started from its own main', () => {
     expect(running).toBe(false);
     // The stop finished what was in flight and wrote a snapshot; the restart starts from it.
     expect(service.logs).toMatch(/snapshot at op \d+ written/);
-    expect(service.logs).toMatch(/restored snapshot at op \d+/);
+    expect(service.logs).toMatch(/snapshot restored at op \d+/);
     await expect(
       receiving.query<StockLevel>('inventory.stock', { warehouse: 'berlin', sku: 'bolt' }),
     ).resolves.toEqual({ warehouse: 'berlin', sku: 'bolt', available: 3, reserved: 2 });
