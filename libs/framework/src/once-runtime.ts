@@ -53,6 +53,7 @@ export class OnceRuntime
   private resolveOpen!: (engine: Engine) => void;
   private rejectOpen!: (error: Error) => void;
   private bootError: Error | undefined;
+  private replayProgressValue: ReplayProgress | undefined;
   /** Transport ids of the application's RPC servers (`undefined` for a strategy without one). */
   private readonly rpcTransports: unknown[] = [];
 
@@ -115,6 +116,14 @@ export class OnceRuntime
   /** Replay failed: the reason (the node never becomes ready). */
   get failure(): Error | undefined {
     return this.bootError;
+  }
+
+  /**
+   * The replay's latest progress report (at most one per `progressIntervalMs`,
+   * and the final one); undefined until replay reported once.
+   */
+  get replayProgress(): ReplayProgress | undefined {
+    return this.replayProgressValue;
   }
 
   /** Resolves when replay is done and the node serves; rejects if boot failed. */
@@ -203,6 +212,7 @@ export class OnceRuntime
   }
 
   private logProgress(progress: ReplayProgress): void {
+    this.replayProgressValue = progress;
     if (progress.totalEntries === 0 && progress.done) {
       this.logger.log(`replay: nothing to apply after op ${progress.snapshotOp}`);
       return;

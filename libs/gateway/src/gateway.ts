@@ -128,6 +128,16 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     return this.engineValue?.commitOp ?? 0;
   }
 
+  /** Open client connections (read by metrics at scrape time). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** COMMAND and LOGOUT requests admitted and not applied yet, over every session. */
+  get requestsInFlight(): number {
+    return this.flights.requestCount;
+  }
+
   serving(connection?: GatewayConnection): boolean {
     return this.engineValue?.ready === true && !this.stopping && !connection?.closed;
   }

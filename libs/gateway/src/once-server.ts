@@ -73,6 +73,16 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
     return address && typeof address === 'object' ? address : undefined;
   }
 
+  /** Open client connections; 0 before `listen`. Cheap: for metrics read at scrape time. */
+  get connectionCount(): number {
+    return this.gateway?.connectionCount ?? 0;
+  }
+
+  /** COMMAND and LOGOUT requests admitted and not applied yet; 0 before `listen`. */
+  get requestsInFlight(): number {
+    return this.gateway?.requestsInFlight ?? 0;
+  }
+
   listen(callback: (error?: unknown) => void): void {
     if (!this.runtime) {
       callback(new OnceRuntimeMissingError());

@@ -159,6 +159,13 @@ export class SessionFlights<Origin> {
     }
   }
 
+  /** Requests in flight over every session (one step per session with a flight). */
+  get requestCount(): number {
+    let count = 0;
+    for (const flight of this.flights.values()) count += flight.requests.size;
+    return count;
+  }
+
   /** Forgets every request in flight (the journal failed: none of them will commit). */
   clear(): void {
     for (const flight of this.flights.values()) {
