@@ -5,19 +5,24 @@ import { Command, EVICTION_REASON_NAMES, Offset, STATUS_NAMES, Status } from '@o
 /** The first body byte after `{"ok":` in an outcome body: `t` for true, `f` for a refusal. */
 const OK_VALUE_INDEX = 6;
 const LETTER_F = 0x66;
+/** Status codes of the tally beyond the protocol's u16 statuses. */
+const REFUSED = 0x1_0000;
+const EVICTION = 0x1_0001;
+/** A commit's key: `kind * KIND_FACTOR + code`, a number, so counting allocates nothing. */
+const KIND_FACTOR = 0x10_0000;
 
 /** The `operation` label of the entry kinds that answer a client. */
-const OPERATION_LABELS: Readonly<Partial<Record<EntryKind, string>>> = {
-  [EntryKind.Command]: 'command',
-  [EntryKind.Logout]: 'logout',
-  [EntryKind.Register]: 'register',
-};
+const OPERATION_LABELS: ReadonlyMap<number, string> = new Map([
+  [EntryKind.Command, 'command'],
+  [EntryKind.Logout, 'logout'],
+  [EntryKind.Register, 'register'],
+]);
 
 /**
  * Counts of what applied, kept as plain numbers on the apply path and turned
  * into Prometheus counters only when scraped: per applied entry it costs a
- * few byte reads and one map increment, no label hashing, no allocation once
- * every key was seen.
+ * few byte reads and one map increment under a numeric key, no label
+ * hashing, no allocation once every key was seen.
  *
  * Commits are keyed by operation and by the status of the reply the client
  * gets: the protocol's status name (`OK`, `EPOCH_AHEAD`, `REQUEST_GAP`, …),
@@ -26,40 +31,53 @@ const OPERATION_LABELS: Readonly<Partial<Record<EntryKind, string>>> = {
  * (system commands, releases, boots) are not commits here.
  */
 export class AppliedTally {
-  /** `operation\u0000status` → count. */
-  readonly commits = new Map<string, number>();
-  /** Eviction reason name → sessions ended for it. */
-  readonly evictions = new Map<string, number>();
+  /** `kind * KIND_FACTOR + code` → count. */
+  private readonly commits = new Map<number, number>();
+  /** Eviction reason (its protocol code) → sessions ended for it. */
+  private readonly evictions = new Map<number, number>();
 
   record(outcome: ApplyOutcome): void {
     const reply = outcome.reply;
     if (reply !== undefined) {
-      const operation = OPERATION_LABELS[outcome.entry.kind];
-      if (operation !== undefined) {
-        const key = `${operation}\u0000${statusOf(reply, outcome.result)}`;
+      const kind = outcome.entry.kind;
+      if (kind === EntryKind.Command || kind === EntryKind.Logout || kind === EntryKind.Register) {
+        const key = kind * KIND_FACTOR + codeOf(reply, outcome.result);
         this.commits.set(key, (this.commits.get(key) ?? 0) + 1);
       }
     }
     for (const ended of outcome.endedSessions) {
-      const reason = EVICTION_REASON_NAMES[ended.reason];
-      this.evictions.set(reason, (this.evictions.get(reason) ?? 0) + 1);
+      this.evictions.set(ended.reason, (this.evictions.get(ended.reason) ?? 0) + 1);
     }
   }
 
   /** The commit counts as `[operation, status, count]`. */
   *commitRows(): IterableIterator<[string, string, number]> {
     for (const [key, count] of this.commits) {
-      const separator = key.indexOf('\u0000');
-      yield [key.slice(0, separator), key.slice(separator + 1), count];
+      const kind = Math.floor(key / KIND_FACTOR);
+      const operation = OPERATION_LABELS.get(kind) ?? `kind_${kind}`;
+      yield [operation, statusName(key % KIND_FACTOR), count];
+    }
+  }
+
+  /** The eviction counts as `[reason, count]`, reasons by their protocol names. */
+  *evictionRows(): IterableIterator<[string, number]> {
+    for (const [reason, count] of this.evictions) {
+      yield [EVICTION_REASON_NAMES[reason as keyof typeof EVICTION_REASON_NAMES], count];
     }
   }
 }
 
-function statusOf(reply: Buffer, result: Buffer | undefined): string {
-  if ((reply[Offset.command] as Command) === Command.Eviction) return 'EVICTION';
+function codeOf(reply: Buffer, result: Buffer | undefined): number {
+  if ((reply[Offset.command] as Command) === Command.Eviction) return EVICTION;
   const status = reply.readUInt16LE(Offset.status) as Status;
   if (status === Status.Ok && result !== undefined && result[OK_VALUE_INDEX] === LETTER_F) {
-    return 'REFUSED';
+    return REFUSED;
   }
-  return STATUS_NAMES[status] ?? `STATUS_${status}`;
+  return status;
+}
+
+function statusName(code: number): string {
+  if (code === REFUSED) return 'REFUSED';
+  if (code === EVICTION) return 'EVICTION';
+  return STATUS_NAMES[code as Status] ?? `STATUS_${code}`;
 }

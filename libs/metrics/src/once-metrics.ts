@@ -81,7 +81,7 @@ export class OnceMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [reason, count] of self.tally.evictions) this.inc({ reason }, count);
+        for (const [reason, count] of self.tally.evictionRows()) this.inc({ reason }, count);
       },
     });
     this.batchEntries = new Histogram({
