@@ -109,6 +109,10 @@ describe('given the reference service with ONCE_METRICS_PORT set', () => {
         sample(during.body, 'once_commits_total', 'operation="register",status="OK"') -
           sample(before, 'once_commits_total', 'operation="register",status="OK"'),
       ).toBe(LOAD_CLIENTS);
+      expect(
+        sample(during.body, 'once_reply_latency_seconds_count') -
+          sample(before, 'once_reply_latency_seconds_count'),
+      ).toBe(replies);
       expect(sample(during.body, 'once_connections')).toBe(LOAD_CLIENTS);
       expect(sample(during.body, 'once_sessions')).toBeGreaterThanOrEqual(LOAD_CLIENTS);
       expect(sample(during.body, 'once_journal_batch_entries_sum')).toBeGreaterThanOrEqual(

@@ -74,6 +74,11 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   private inProgress = 0;
   private engineValue: Engine | undefined;
   private unsubscribe: () => void = () => undefined;
+  /**
+   * Told, in ms, how long each applied COMMAND or LOGOUT took from its
+   * admission to its reply being written (metrics); unset, nothing is timed.
+   */
+  replyLatencyObserver: ((latencyMs: number) => void) | undefined;
 
   constructor(
     runtime: OnceRuntime,
@@ -321,8 +326,11 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
 
   /** Every applied entry: its ring place is free, its reply and EVICTIONs go out, room may open. */
   private afterApply(outcome: ApplyOutcome): void {
-    const origin = this.replicated.settle(outcome);
-    this.router.deliver(outcome, origin);
+    const settled = this.replicated.settle(outcome);
+    this.router.deliver(outcome, settled?.origin);
+    if (settled !== undefined && this.replyLatencyObserver !== undefined) {
+      this.replyLatencyObserver(performance.now() - settled.admittedAtMs);
+    }
     this.room.wake();
   }
 

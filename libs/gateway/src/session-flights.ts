@@ -11,6 +11,8 @@ export interface InFlightRequest<Origin> {
   readonly checksum: Buffer;
   /** The connection it arrived on (the reply goes to the session's holder when it commits). */
   readonly origin: Origin;
+  /** `performance.now()` when it was admitted: the start of its admission-to-reply latency. */
+  readonly admittedAtMs: number;
 }
 
 class SessionFlight<Origin> {
@@ -77,6 +79,7 @@ export class SessionFlights<Origin> {
       operation,
       checksum,
       origin,
+      admittedAtMs: performance.now(),
     });
   }
 

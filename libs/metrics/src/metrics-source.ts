@@ -11,10 +11,14 @@ export interface ClusterMetricsView {
   readonly streamOp: number;
 }
 
-/** What a gateway tells metrics, read at scrape time (`OnceServer` has both). */
+/** What a gateway tells metrics (`OnceServer` has it all). */
 export interface GatewayMetricsView {
+  /** Read at scrape time. */
   readonly connectionCount: number;
+  /** Read at scrape time. */
   readonly requestsInFlight: number;
+  /** Each applied COMMAND's or LOGOUT's admission-to-reply latency, in ms. */
+  onReplyLatency?(listener: (latencyMs: number) => void): () => void;
 }
 
 /**

@@ -53,7 +53,10 @@ function metricsOf(
   let gateway: GatewayMetricsView | undefined;
   // A replaying subject: targets registered before this provider are seen too.
   modules.getRpcTargetRegistry().subscribe((target) => {
-    gateway ??= gatewayViewOf(target);
+    const view = gateway === undefined ? gatewayViewOf(target) : undefined;
+    if (view === undefined) return;
+    gateway = view;
+    view.onReplyLatency?.((latencyMs) => metrics.observeReplyLatency(latencyMs));
   });
   runtime.whenOpen().then(
     () => metrics.attach(runtimeSource(runtime, () => gateway)),

@@ -33,15 +33,22 @@ const WRITE_SECONDS_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 ];
 
+/** Admission to reply, in seconds: a fsync or two when idle, a queue's wait under load. */
+const REPLY_SECONDS_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
 /**
  * The node's metrics in Prometheus form, every name prefixed `once_`.
  *
  * Most of them are gauges read when Prometheus scrapes (prom-client's
- * `collect`), so a node that is never scraped pays nothing for them. Two
+ * `collect`), so a node that is never scraped pays nothing for them. Three
  * things are counted as they happen, because they cannot be read back later:
- * applied outcomes (one map increment per entry, see {@link AppliedTally})
- * and synced batch writes (one histogram observation each per batch, not per
- * entry). The README's "Metrics" table lists each metric.
+ * applied outcomes (one map increment per entry, see {@link AppliedTally}),
+ * replies (one histogram observation per COMMAND or LOGOUT, once the module
+ * wires the gateway's `onReplyLatency`) and synced batch writes (one
+ * observation each per batch, not per entry). The README's "Metrics" table
+ * lists each metric.
  */
 export class OnceMetrics {
   readonly registry: Registry;
@@ -51,6 +58,7 @@ export class OnceMetrics {
   private readonly diskUsage = new DiskUsage();
   private readonly batchEntries: Histogram;
   private readonly writeSeconds: Histogram;
+  private readonly replySeconds: Histogram;
   private clusterGauges = false;
 
   constructor(options: OnceMetricsOptions = {}) {
@@ -94,6 +102,13 @@ export class OnceMetrics {
       name: 'once_journal_write_seconds',
       help: 'Duration of one journal batch write, fsync included when writes are synced',
       buckets: WRITE_SECONDS_BUCKETS,
+      registers,
+    });
+
+    this.replySeconds = new Histogram({
+      name: 'once_reply_latency_seconds',
+      help: "COMMAND and LOGOUT requests, from the gateway's admission to the reply written",
+      buckets: REPLY_SECONDS_BUCKETS,
       registers,
     });
 
@@ -247,6 +262,14 @@ export class OnceMetrics {
         this.writeSeconds.observe(writeMs / 1000);
       }),
     );
+  }
+
+  /**
+   * Records one request's admission-to-reply latency (in ms); wired to the
+   * gateway's `onReplyLatency` by `OnceMetricsModule`, or by hand.
+   */
+  observeReplyLatency(latencyMs: number): void {
+    this.replySeconds.observe(latencyMs / 1000);
   }
 
   /** Stops listening to the node; its last values stay until the next {@link attach}. */
