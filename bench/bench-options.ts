@@ -9,6 +9,11 @@ export interface BenchOptions {
    * of the single-node ones.
    */
   readonly cluster: boolean;
+  /**
+   * `--metrics`: each throughput run also measures the once closed loop with
+   * the metrics listener on and scraped, for `ratio_metrics_on_vs_off`.
+   */
+  readonly metrics: boolean;
   readonly out: string;
   /** Where the data directories of the run go (a temporary directory inside it). */
   readonly workDir: string;
@@ -30,7 +35,7 @@ export interface BenchOptions {
   readonly failoverKills: number;
 }
 
-type Profile = Omit<BenchOptions, 'profile' | 'cluster' | 'out' | 'workDir'>;
+type Profile = Omit<BenchOptions, 'profile' | 'cluster' | 'metrics' | 'out' | 'workDir'>;
 
 /**
  * The three sizes. Default: the figures to publish (restart at 1,000,000
@@ -101,6 +106,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--quick', 'small sizes (about 3 minutes on 2 cores; restart at 100k ops)')
     .option('--smoke', 'tiny sizes (under 30 s, for CI; under 60 s with --cluster)')
     .option('--cluster', 'cluster figures (3 NATS servers, 3 nodes) instead of single-node ones')
+    .option('--metrics', 'also measure the once closed loop with metrics on (scraped every second)')
     .option(
       '--out <file>',
       `where to write the JSON results (default: ${DEFAULT_OUT}, ${DEFAULT_CLUSTER_OUT} with --cluster)`,
@@ -117,6 +123,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       quick?: boolean;
       smoke?: boolean;
       cluster?: boolean;
+      metrics?: boolean;
       out?: string;
       workDir: string;
       connections?: number;
@@ -137,6 +144,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     ...preset,
     profile,
     cluster,
+    metrics: flags.metrics === true,
     out: flags.out ?? (cluster ? DEFAULT_CLUSTER_OUT : DEFAULT_OUT),
     workDir: flags.workDir,
     connections: flags.connections ?? preset.connections,

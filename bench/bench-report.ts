@@ -8,6 +8,11 @@ import { type ThroughputRun } from './throughput-run';
 
 /** The JSON file: the figures at top level, then everything they were computed from. */
 export interface BenchDocument extends BenchFigures {
+  /**
+   * `--metrics`: the once closed loop's throughput with metrics on (scraped
+   * every second) over the same run's with metrics off; median over runs.
+   */
+  readonly ratio_metrics_on_vs_off?: number;
   readonly environment: EnvironmentInfo;
   readonly settings: Omit<BenchOptions, 'out'>;
   readonly runs: readonly ThroughputRun[];
@@ -37,17 +42,31 @@ const FORMATS: { readonly [K in keyof BenchFigures]: { unit: string; digits: num
 /** The figures as a text table: the median, its unit, and the samples it is the median of. */
 export function figuresTable(document: BenchDocument): string {
   const keys = Object.keys(FORMATS) as (keyof BenchFigures)[];
-  return formatTable(
-    ['figure', 'median', 'unit', 'samples'],
-    keys.map((key) => {
-      const { unit, digits } = FORMATS[key];
-      const samples = FIGURE_SAMPLES[key](document.runs, document.restarts, document.idleSessions);
-      return [
-        key,
-        document[key].toFixed(digits),
-        unit,
-        samples.map((value) => value.toFixed(digits)).join(' '),
-      ];
-    }),
+  const rows = keys.map((key) => {
+    const { unit, digits } = FORMATS[key];
+    const samples = FIGURE_SAMPLES[key](document.runs, document.restarts, document.idleSessions);
+    return [
+      key,
+      document[key].toFixed(digits),
+      unit,
+      samples.map((value) => value.toFixed(digits)).join(' '),
+    ];
+  });
+  if (document.ratio_metrics_on_vs_off !== undefined) {
+    const samples = metricsRatioSamples(document.runs);
+    rows.push([
+      'ratio_metrics_on_vs_off',
+      document.ratio_metrics_on_vs_off.toFixed(3),
+      '',
+      samples.map((value) => value.toFixed(3)).join(' '),
+    ]);
+  }
+  return formatTable(['figure', 'median', 'unit', 'samples'], rows);
+}
+
+/** Per run with `metricsOn`: its throughput over the same run's metrics-off closed loop. */
+export function metricsRatioSamples(runs: readonly ThroughputRun[]): number[] {
+  return runs.flatMap((run) =>
+    run.metricsOn ? [run.metricsOn.load.requestsPerSecond / run.once.requestsPerSecond] : [],
   );
 }

@@ -7,11 +7,12 @@ import { computeFigures } from './bench-figures';
 import { runClusterBench } from './cluster-bench';
 import { parseBenchOptions } from './bench-options';
 import { snapshotBuild } from './build-snapshot';
-import { type BenchDocument, figuresTable } from './bench-report';
+import { type BenchDocument, figuresTable, metricsRatioSamples } from './bench-report';
 import { type EnvironmentInfo, environmentInfo } from './environment-info';
 import { exitOnSignals } from './exit-on-signals';
 import { type IdleSessionsReport } from './idle-sessions';
 import { measureRestarts } from './restart-run';
+import { median } from './stats';
 import { measureThroughputRun, type ThroughputRun } from './throughput-run';
 
 const IDLE_SESSIONS_TIMEOUT_MS = 300_000;
@@ -87,8 +88,10 @@ async function runSingleNodeBench(
     );
   }
   const { out: _out, ...settings } = options;
+  const metricsRatios = metricsRatioSamples(runs);
   const document: BenchDocument = {
     ...computeFigures(runs, restarts, idleSessions),
+    ...(metricsRatios.length > 0 && { ratio_metrics_on_vs_off: median(metricsRatios) }),
     environment,
     settings,
     runs,

@@ -4,6 +4,7 @@ import { runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
 import { type GroupCommitSizes, groupCommitSizes } from './group-commit-sizes';
 import { type LoadReport } from './load-report';
+import { type MetricsOnRun, measureOnceWithMetrics } from './metrics-overhead';
 import { runLoad } from './load-runner';
 import { NestEchoServer } from './nest-echo-server';
 import { OnceService, type ReplayReport } from './once-service';
@@ -27,6 +28,8 @@ export interface ThroughputRun {
   readonly replay: ReplayReport;
   /** A bare iterator over the same journal. */
   readonly rawIterate: RawIterateReport;
+  /** `--metrics`: the closed loop again with the metrics listener on and scraped. */
+  readonly metricsOn?: MetricsOnRun;
 }
 
 const CHILD_SLACK_MS = 120_000;
@@ -35,16 +38,23 @@ const CHILD_SLACK_MS = 120_000;
  * One throughput run: the once service and the NestJS baseline measured
  * back to back under the same load shape, the service's journal then replayed
  * and iterated, and the same group commits written to a bare LevelDB.
- * Odd runs start with NestJS so that neither server always runs first.
+ * Odd runs start with NestJS (and, with `--metrics`, the metrics-on closed
+ * loop) so that neither always runs first.
  */
 export async function measureThroughputRun(
   context: BenchContext,
   index: number,
 ): Promise<ThroughputRun> {
   let nestTcp: LoadReport | undefined;
-  if (index % 2 === 1) nestTcp = await measureNestTcp(context);
+  let metricsOn: MetricsOnRun | undefined;
+  const withMetrics = context.options.metrics;
+  if (index % 2 === 1) {
+    nestTcp = await measureNestTcp(context);
+    if (withMetrics) metricsOn = await measureOnceWithMetrics(context, index);
+  }
   const once = await measureOnce(context, index);
   nestTcp ??= await measureNestTcp(context);
+  if (withMetrics) metricsOn ??= await measureOnceWithMetrics(context, index);
   const { warmupMs, durationMs } = context.options;
   const rawBatch = await runBenchChild<RawBatchReport>(
     context.build,
@@ -66,7 +76,7 @@ export async function measureThroughputRun(
   context.log(
     `  raw LevelDB, ${rawBatch.groupSize} × ${rawBatch.valueBytes} B per synced batch: ${Math.round(rawBatch.entriesPerSecond)} entries/s`,
   );
-  return { ...once, nestTcp, rawBatch };
+  return { ...once, nestTcp, rawBatch, ...(metricsOn && { metricsOn }) };
 }
 
 async function measureNestTcp(context: BenchContext): Promise<LoadReport> {

@@ -32,14 +32,16 @@ export const PACKAGE_NAMES: readonly string[] = WORKSPACES.map(
 /**
  * The peer dependencies a service needs next to the once packages, at the
  * versions the repository itself is installed and tested with (npm finds
- * them in its cache): the NestJS packages, rxjs and reflect-metadata, and
- * `typescript` for the `.ts` modules and the `@once/testing` hook.
+ * them in its cache): the NestJS packages (terminus for `@once/metrics`), rxjs
+ * and reflect-metadata, and `typescript` for the `.ts` modules and the
+ * `@once/testing` hook.
  */
 export function peerDependencySpecs(
   names: readonly string[] = [
     '@nestjs/common',
     '@nestjs/core',
     '@nestjs/microservices',
+    '@nestjs/terminus',
     'reflect-metadata',
     'rxjs',
     'typescript',

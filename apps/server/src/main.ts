@@ -82,16 +82,21 @@ async function main(): Promise<void> {
     tls: readTls(config),
   });
   const app = await NestFactory.createMicroservice(
-    AppModule.register({
-      dataDir: config.dataDir,
-      clientsMax: config.clientsMax,
-      ring: config.ring,
-      sessionTtlMs: config.sessionTtlMs,
-      snapshotEveryOps: config.snapshotEveryOps,
-      journalRetain: config.journalRetain,
-      genesis: adminGenesis(config.adminPassword),
-      cluster: clusterOptionsOf(config),
-    }),
+    AppModule.register(
+      {
+        dataDir: config.dataDir,
+        clientsMax: config.clientsMax,
+        ring: config.ring,
+        sessionTtlMs: config.sessionTtlMs,
+        snapshotEveryOps: config.snapshotEveryOps,
+        journalRetain: config.journalRetain,
+        genesis: adminGenesis(config.adminPassword),
+        cluster: clusterOptionsOf(config),
+      },
+      config.metricsPort === undefined
+        ? undefined
+        : { host: config.metricsHost, port: config.metricsPort },
+    ),
     { strategy, logger, abortOnError: false },
   );
 

@@ -114,6 +114,14 @@ export class Engine {
     return this.applier.commitTimestamp;
   }
 
+  /**
+   * Op of the newest snapshot of this state's history as far as this node
+   * knows (taken here, or restored at boot); 0 when there is none.
+   */
+  get lastSnapshotOp(): number {
+    return this.snapshots.lastSnapshotOp;
+  }
+
   /** Whether this node may write, and what it is in its cluster (see {@link WriteRole}). */
   get role(): WriteRole {
     return this.roleValue;

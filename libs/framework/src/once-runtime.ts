@@ -54,6 +54,7 @@ export class OnceRuntime
   private resolveOpen!: (engine: Engine) => void;
   private rejectOpen!: (error: Error) => void;
   private bootError: Error | undefined;
+  private replayProgressValue: ReplayProgress | undefined;
   /** Transport ids of the application's RPC servers (`undefined` for a strategy without one). */
   private readonly rpcTransports: unknown[] = [];
 
@@ -121,6 +122,14 @@ export class OnceRuntime
   /** Replay failed: the reason (the node never becomes ready). */
   get failure(): Error | undefined {
     return this.bootError;
+  }
+
+  /**
+   * The replay's latest progress report (at most one per `progressIntervalMs`,
+   * and the final one); undefined until replay reported once.
+   */
+  get replayProgress(): ReplayProgress | undefined {
+    return this.replayProgressValue;
   }
 
   /** Resolves when replay is done and the node serves; rejects if boot failed. */
@@ -238,6 +247,7 @@ export class OnceRuntime
    * how many entries, which ops, how long, how fast.
    */
   private logProgress(progress: ReplayProgress): void {
+    this.replayProgressValue = progress;
     const { appliedEntries, totalEntries, snapshotOp, elapsedMs, entriesPerSecond } = progress;
     const fields = {
       appliedEntries,

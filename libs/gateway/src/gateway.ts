@@ -74,6 +74,11 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   private inProgress = 0;
   private engineValue: Engine | undefined;
   private unsubscribe: () => void = () => undefined;
+  /**
+   * Told, in ms, how long each applied COMMAND or LOGOUT took from its
+   * admission to its reply being written (metrics); unset, nothing is timed.
+   */
+  replyLatencyObserver: ((latencyMs: number) => void) | undefined;
 
   constructor(
     runtime: OnceRuntime,
@@ -126,6 +131,16 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   /** The commit op every non-replicated reply carries: 0 until the journal is open. */
   private get commitOp(): number {
     return this.engineValue?.commitOp ?? 0;
+  }
+
+  /** Open client connections (read by metrics at scrape time). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** COMMAND and LOGOUT requests admitted and not applied yet, over every session. */
+  get requestsInFlight(): number {
+    return this.flights.requestCount;
   }
 
   serving(connection?: GatewayConnection): boolean {
@@ -311,8 +326,11 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
 
   /** Every applied entry: its ring place is free, its reply and EVICTIONs go out, room may open. */
   private afterApply(outcome: ApplyOutcome): void {
-    const origin = this.replicated.settle(outcome);
-    this.router.deliver(outcome, origin);
+    const settled = this.replicated.settle(outcome);
+    this.router.deliver(outcome, settled?.origin);
+    if (settled !== undefined && this.replyLatencyObserver !== undefined) {
+      this.replyLatencyObserver(performance.now() - settled.admittedAtMs);
+    }
     this.room.wake();
   }
 

@@ -49,6 +49,7 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
   private runtime: OnceRuntime | undefined;
   private gateway: Gateway | undefined;
   private netServer: NetServer | undefined;
+  private replyLatencyListeners: ReadonlyArray<(latencyMs: number) => void> = [];
 
   constructor(options: GatewayOptions = {}) {
     super();
@@ -73,6 +74,42 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
   address(): AddressInfo | undefined {
     const address = this.netServer?.address();
     return address && typeof address === 'object' ? address : undefined;
+  }
+
+  /** Open client connections; 0 before `listen`. Cheap: for metrics read at scrape time. */
+  get connectionCount(): number {
+    return this.gateway?.connectionCount ?? 0;
+  }
+
+  /** COMMAND and LOGOUT requests admitted and not applied yet; 0 before `listen`. */
+  get requestsInFlight(): number {
+    return this.gateway?.requestsInFlight ?? 0;
+  }
+
+  /**
+   * Calls `listener` with each applied COMMAND's or LOGOUT's latency, in ms,
+   * from its admission (the gateway took it in, before its NestJS pipeline)
+   * to its reply being written. Timing starts only once someone listens.
+   * Returns the unsubscribe function.
+   */
+  onReplyLatency(listener: (latencyMs: number) => void): () => void {
+    this.replyLatencyListeners = [...this.replyLatencyListeners, listener];
+    this.wireReplyLatency();
+    return () => {
+      this.replyLatencyListeners = this.replyLatencyListeners.filter((other) => other !== listener);
+      this.wireReplyLatency();
+    };
+  }
+
+  private wireReplyLatency(): void {
+    if (!this.gateway) return;
+    const listeners = this.replyLatencyListeners;
+    this.gateway.replyLatencyObserver =
+      listeners.length === 0
+        ? undefined
+        : (latencyMs) => {
+            for (const listener of listeners) listener(latencyMs);
+          };
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -116,6 +153,7 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
     }
     server.maxConnections = this.options.connectionsMax;
     this.gateway = gateway;
+    this.wireReplyLatency();
     this.netServer = server;
     const onStartupError = (error: Error) => callback(error);
     server.once('error', onStartupError);

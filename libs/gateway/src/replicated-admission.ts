@@ -25,7 +25,7 @@ import { type HandlerPipeline, type Refusal, refusalOf } from './handler-pipelin
 import { type JournalRoom } from './journal-room';
 import { QUERY_PATTERN_CODE, queryPatternMessage } from './pattern-catalogue';
 import { type ReplyRouter } from './reply-router';
-import { type SessionFlights } from './session-flights';
+import { type InFlightRequest, type SessionFlights } from './session-flights';
 
 type Replicated = Extract<ParsedRequest, { operation: Operation.Command | Operation.Logout }>;
 type CommandRequest = Extract<ParsedRequest, { operation: Operation.Command }>;
@@ -259,11 +259,14 @@ export class ReplicatedAdmission {
     );
   }
 
-  /** A COMMAND or LOGOUT applied: its place in the ring is free. Returns the connection it came on. */
-  settle(outcome: ApplyOutcome): GatewayConnection | undefined {
+  /**
+   * A COMMAND or LOGOUT applied: its place in the ring is free. Returns what
+   * was in flight (the connection it came on, when it was admitted).
+   */
+  settle(outcome: ApplyOutcome): InFlightRequest<GatewayConnection> | undefined {
     const { entry } = outcome;
     if (entry.kind !== EntryKind.Command && entry.kind !== EntryKind.Logout) return undefined;
-    return this.flights.settle(entry.client, entry.session, entry.request)?.origin;
+    return this.flights.settle(entry.client, entry.session, entry.request);
   }
 
   /**

@@ -118,6 +118,7 @@ describe('SessionFlights', () => {
           operation: Operation.Command,
           checksum: checksumOf(request),
           origin: `conn-${epoch}`,
+          admittedAtMs: expect.any(Number),
         });
       }
     });

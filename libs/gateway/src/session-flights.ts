@@ -11,6 +11,8 @@ export interface InFlightRequest<Origin> {
   readonly checksum: Buffer;
   /** The connection it arrived on (the reply goes to the session's holder when it commits). */
   readonly origin: Origin;
+  /** `performance.now()` when it was admitted: the start of its admission-to-reply latency. */
+  readonly admittedAtMs: number;
 }
 
 class SessionFlight<Origin> {
@@ -77,6 +79,7 @@ export class SessionFlights<Origin> {
       operation,
       checksum,
       origin,
+      admittedAtMs: performance.now(),
     });
   }
 
@@ -157,6 +160,13 @@ export class SessionFlights<Origin> {
     for (const [client, flight] of this.flights) {
       for (const inFlight of flight.requests.values()) yield [client, inFlight];
     }
+  }
+
+  /** Requests in flight over every session (one step per session with a flight). */
+  get requestCount(): number {
+    let count = 0;
+    for (const flight of this.flights.values()) count += flight.requests.size;
+    return count;
   }
 
   /** Forgets every request in flight (the journal failed: none of them will commit). */

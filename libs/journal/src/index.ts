@@ -3,7 +3,7 @@ export { ENTRY_HEADER_BYTES, EntryOffset, decodeEntry, encodeEntry } from './ent
 export { assertValidDraft } from './entry-validator';
 export { type StampedEntry, nextTimestamp, stampEntry } from './stamped-entry';
 export { type Journal } from './journal-port';
-export { JournalStore, type JournalStoreOptions } from './journal-store';
+export { type BatchWrittenListener, JournalStore, type JournalStoreOptions } from './journal-store';
 export { type SnapshotRecord } from './snapshot-codec';
 export { FORMAT_VERSION, type NodeMeta } from './node-meta';
 export { NODE_SECRET_BYTES } from './node-secret';

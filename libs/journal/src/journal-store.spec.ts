@@ -93,6 +93,49 @@ describe('JournalStore', () => {
     expect(await readAll(store)).toEqual([]);
   });
 
+  it('tells batch listeners of each synced batch: its entries, and a write time', async () => {
+    const store = await open();
+    const batches: Array<[number, number]> = [];
+    const off = store.onBatchWritten((entryCount, writeMs) => batches.push([entryCount, writeMs]));
+    await appendMany(store, 40);
+    const whileListening = store.writeStats.batches;
+    off();
+    await appendMany(store, 3);
+
+    expect(batches.length).toBe(whileListening);
+    expect(batches.reduce((total, [entries]) => total + entries, 0)).toBe(40);
+    expect(batches.every(([, writeMs]) => writeMs >= 0)).toBe(true);
+  });
+
+  it('keeps writing when a batch listener throws: a listener is no write failure', async () => {
+    const store = await open();
+    // The listener's error is rethrown outside the write, in a microtask: caught here.
+    const rethrown: unknown[] = [];
+    const queue = globalThis.queueMicrotask.bind(globalThis);
+    const spy = jest.spyOn(globalThis, 'queueMicrotask').mockImplementation((callback) =>
+      queue(() => {
+        try {
+          callback();
+        } catch (error) {
+          rethrown.push(error);
+        }
+      }),
+    );
+    try {
+      store.onBatchWritten(() => {
+        throw new Error('listener bug');
+      });
+      await appendMany(store, 3);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(store.failed).toBeUndefined();
+      expect(store.durableOp).toBe(3);
+      expect(rethrown).not.toHaveLength(0);
+      expect(rethrown[0]).toHaveProperty('message', 'listener bug');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('keeps appended entries across a reopen and continues at lastOp + 1', async () => {
     const store = await open();
     const written = await appendMany(store, 25);

@@ -98,6 +98,9 @@ export interface JournalStoreOptions {
   syncWrites?: boolean;
 }
 
+/** Told of one group's batch write: its entries and the write's duration in ms. */
+export type BatchWrittenListener = (entryCount: number, writeMs: number) => void;
+
 type Level = ClassicLevel<Buffer, Buffer>;
 type LevelFormat = string | Buffer | Uint8Array;
 type JournalLevel = AbstractSublevel<Level, LevelFormat, Buffer, Buffer>;
@@ -189,6 +192,8 @@ export class JournalStore implements Journal {
   readonly #compactBatchKeys: number;
   readonly #options: JournalStoreOptions;
   #closing: Promise<void> | undefined;
+  /** Listeners of {@link onBatchWritten}; copy-on-write, read once per batch. */
+  #batchListeners: readonly BatchWrittenListener[] = [];
 
   private constructor(init: {
     paths: DataDirectoryPaths;
@@ -223,7 +228,24 @@ export class JournalStore implements Journal {
     const sync = init.options.syncWrites ?? true;
     this.#commit = new GroupCommit<JournalPut>(async (operations) => {
       if (beforeWrite !== undefined) await beforeWrite(operations.length);
+      const listeners = this.#batchListeners;
+      if (listeners.length === 0) {
+        await native._batch(operations, { sync });
+        return;
+      }
+      const startedMs = performance.now();
       await native._batch(operations, { sync });
+      const writeMs = performance.now() - startedMs;
+      // A throwing listener must not pass for a failed write (that would stop the store).
+      for (const listener of listeners) {
+        try {
+          listener(operations.length, writeMs);
+        } catch (error) {
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
     }, init.tail.lastOp);
   }
 
@@ -456,6 +478,20 @@ export class JournalStore implements Journal {
    */
   onDurable(listener: (entries: readonly JournalEntry[]) => void): () => void {
     return this.#commit.onDurable(listener);
+  }
+
+  /**
+   * Calls `listener` after each group's batch write succeeded, before its
+   * entries are reported durable, with the entry count and how long the
+   * write (the fsync, when `syncWrites` is on) took. For metrics: it costs
+   * two clock reads per batch, none per entry, and nothing without a listener.
+   * Returns the unsubscribe function.
+   */
+  onBatchWritten(listener: BatchWrittenListener): () => void {
+    this.#batchListeners = [...this.#batchListeners, listener];
+    return () => {
+      this.#batchListeners = this.#batchListeners.filter((other) => other !== listener);
+    };
   }
 
   /** Calls `listener` once, when the first write fails. Returns the unsubscribe function. */

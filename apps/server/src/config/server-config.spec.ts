@@ -42,6 +42,8 @@ describe('server settings', () => {
       yes: false,
       logFormat: 'text',
       logLevel: 'log',
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
       deprecations: [],
     });
   });
@@ -101,6 +103,15 @@ describe('server settings', () => {
     );
     expect(() => loadServerConfig(argv(), { ONCE_RING: '2000' })).toThrow(
       /value '2000' from env 'ONCE_RING' is invalid\. ring must be an integer from 1 to 1024/,
+    );
+  });
+
+  it('reads the metrics listener settings, and refuses a port out of range', () => {
+    expect(
+      loadServerConfig(argv('--metrics-host', '0.0.0.0'), { ONCE_METRICS_PORT: '9464' }),
+    ).toMatchObject({ metricsPort: 9464, metricsHost: '0.0.0.0' });
+    expect(() => loadServerConfig(argv(), { ONCE_METRICS_PORT: '70000' })).toThrow(
+      /ONCE_METRICS_PORT.*metrics-port must be an integer from 0 to 65535/,
     );
   });
 

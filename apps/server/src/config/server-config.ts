@@ -46,6 +46,9 @@ export interface ServerConfig {
   /** `host:port` clients should use to reach this node. */
   readonly advertise: string | undefined;
   readonly clusterReplicas: number;
+  /** HTTP port of metrics and health; undefined: no listener. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
   readonly logFormat: 'text' | 'json';
   readonly logLevel: LogLevelName;
   /** Maintenance instead of serving: verify the journal by a full replay. */

@@ -207,6 +207,16 @@ export class ClusterNode implements WriteRole, TermHost {
     return this.#follower?.copiedOp ?? this.journal.local.lastOp;
   }
 
+  /**
+   * Highest op known to be in the cluster's stream without asking it: what
+   * this leader's appends were acknowledged for, or what this follower read.
+   * `streamOp - engine.commitOp` is the node's apply lag as far as it knows.
+   */
+  get streamOp(): number {
+    const writer = this.journal.writer;
+    return Math.max(this.journal.stream.durableOp, writer?.durableOp ?? 0);
+  }
+
   writerFailed(error: Error): void {
     this.#roles?.writerFailed(error);
   }

@@ -1,0 +1,19 @@
+export { AppliedTally } from './applied-tally';
+export {
+  type ClusterMetricsView,
+  type GatewayMetricsView,
+  type OnceMetricsSource,
+} from './metrics-source';
+export { OnceHealthIndicator } from './once-health.indicator';
+export { OnceMetrics, type OnceMetricsOptions } from './once-metrics';
+export { ONCE_METRICS_OPTIONS, ONCE_METRICS_REGISTRY } from './once-metrics.constants';
+export { type OnceMetricsModuleOptions } from './once-metrics-module-options';
+export { OnceMetricsModule } from './once-metrics.module';
+export {
+  DEFAULT_APPLY_LAG_OPS_MAX,
+  type HealthVerdict,
+  type ReadinessOptions,
+  livenessOf,
+  readinessOf,
+} from './readiness';
+export { gatewayViewOf, runtimeSource } from './runtime-source';
