@@ -1,4 +1,5 @@
 import { type NodeAddress, parseNodeAddress } from './node-address';
+import { jsonObjectOf } from './ping-reply';
 
 /**
  * The leader a NOT_READY reply names, if any: where a follower of a cluster
@@ -12,14 +13,7 @@ import { type NodeAddress, parseNodeAddress } from './node-address';
  * of a PING reply ({@link parseNodeAddress}).
  */
 export function leaderHintOf(body: Uint8Array): NodeAddress | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(body).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { error } = parsed as { error?: unknown };
+  const error = jsonObjectOf(body)?.error;
   if (typeof error !== 'object' || error === null) return undefined;
   return parseNodeAddress((error as { leader?: unknown }).leader);
 }

@@ -10,12 +10,18 @@ import { type NodeAddress, parseNodeAddress } from './node-address';
  * not JSON. The client only ever adds what it learns here to its node list.
  */
 export function leaderOf(body: Uint8Array): NodeAddress | undefined {
+  return parseNodeAddress(jsonObjectOf(body)?.leader);
+}
+
+/** A reply body's JSON object, or undefined when it is not JSON or not an object. */
+export function jsonObjectOf(body: Uint8Array): Record<string, unknown> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(body).toString('utf8'));
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  return parseNodeAddress((parsed as { leader?: unknown }).leader);
+  return typeof parsed === 'object' && parsed !== null
+    ? (parsed as Record<string, unknown>)
+    : undefined;
 }

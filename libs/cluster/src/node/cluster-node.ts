@@ -5,6 +5,7 @@ import {
   Engine,
   type EngineLogger,
   type EngineSettings,
+  type GenesisCommand,
   GENESIS_SETTINGS,
   type PingClusterView,
   type ReplayProgress,
@@ -41,7 +42,7 @@ import { RoleSwitch } from './role-switch';
  */
 export class ClusterNode implements WriteRole, TermHost {
   readonly logger: EngineLogger;
-  readonly genesis;
+  readonly genesis: readonly GenesisCommand[];
   #follower: StreamFollower | undefined;
   #lease: ClusterLease | undefined;
   #roles: RoleSwitch | undefined;
