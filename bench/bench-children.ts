@@ -33,6 +33,12 @@ export function spawnNode(
   });
 }
 
+/** The OS user a program runs as (PostgreSQL refuses to run as root). */
+export interface ProgramUser {
+  readonly uid: number;
+  readonly gid: number;
+}
+
 /**
  * Spawns any program (`nats-server`), stdout and stderr piped, remembered
  * like {@link spawnNode}'s children so that a failing bench leaves none behind.
@@ -41,8 +47,9 @@ export function spawnTracked(
   command: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  user?: ProgramUser,
 ): ChildProcess {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...user });
   live.add(child);
   child.once('exit', () => live.delete(child));
   return child;

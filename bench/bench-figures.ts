@@ -1,4 +1,5 @@
 import { type IdleSessionsReport } from './idle-sessions';
+import { PEER_FIGURE_SAMPLES, type PeerFigures } from './peer-figures';
 import { type RestartFigures } from './restart-run';
 import { median } from './stats';
 import { type ThroughputRun } from './throughput-run';
@@ -7,7 +8,7 @@ import { type ThroughputRun } from './throughput-run';
  * The headline figures, under the JSON keys the README quotes. Each is a
  * median: over the throughput runs, the restarts or the memory probes.
  */
-export interface BenchFigures {
+export interface BenchFigures extends PeerFigures {
   readonly once_rps_64: number;
   readonly nest_tcp_rps_64: number;
   readonly ratio_once_vs_nest_tcp: number;
@@ -67,6 +68,7 @@ export const FIGURE_SAMPLES: { readonly [K in keyof BenchFigures]: FigureSamples
     restarts.withoutSnapshot.readyAfterMs.map((ms) => ms / 1000),
   restart_ops: (_, restarts) => [restarts.targetOps],
   bytes_per_idle_session: (_runs, _restarts, idle) => idle.map((report) => report.bytesPerSession),
+  ...PEER_FIGURE_SAMPLES,
 };
 
 export function computeFigures(

@@ -1,7 +1,9 @@
 import { type BenchFigures, FIGURE_SAMPLES } from './bench-figures';
 import { type BenchOptions } from './bench-options';
 import { type EnvironmentInfo } from './environment-info';
+import { type DurablePeersReport } from './durable-peers';
 import { type IdleSessionsReport } from './idle-sessions';
+import { PEER_FORMATS } from './peer-figures';
 import { type RestartFigures } from './restart-run';
 import { formatTable } from './text-table';
 import { type ThroughputRun } from './throughput-run';
@@ -18,6 +20,8 @@ export interface BenchDocument extends BenchFigures {
   readonly runs: readonly ThroughputRun[];
   readonly restarts: RestartFigures;
   readonly idleSessions: readonly IdleSessionsReport[];
+  /** The durable peers' servers and their exactly-once checks. */
+  readonly peers: DurablePeersReport;
 }
 
 /** Unit and printed decimals of each figure. */
@@ -37,6 +41,7 @@ const FORMATS: { readonly [K in keyof BenchFigures]: { unit: string; digits: num
   restart_s_without_snapshot: { unit: 's', digits: 2 },
   restart_ops: { unit: 'ops', digits: 0 },
   bytes_per_idle_session: { unit: 'bytes', digits: 0 },
+  ...PEER_FORMATS,
 };
 
 /** The figures as a text table: the median, its unit, and the samples it is the median of. */

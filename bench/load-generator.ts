@@ -17,11 +17,17 @@ const ADMIN_USERNAME = 'admin';
  *
  * Modes: closed loop (default), open loop (`--rate`), fixed count
  * (`--requests`, to fill a journal). Target `once` logs in as `admin` with
- * the password in ONCE_ADMIN_PASSWORD.
+ * the password in ONCE_ADMIN_PASSWORD; `nest-tcp` sends `echo` messages,
+ * `nest-deposit` sends `deposit` messages with a new idempotency key each
+ * (the durable peers).
  */
 async function main(): Promise<void> {
   const options = new Command()
-    .addOption(new Option('--target <target>').choices(['once', 'nest-tcp']).makeOptionMandatory())
+    .addOption(
+      new Option('--target <target>')
+        .choices(['once', 'nest-tcp', 'nest-deposit'])
+        .makeOptionMandatory(),
+    )
     .option('--host <host>', 'server host', '127.0.0.1')
     .requiredOption('--port <port>', 'server port', positiveInteger)
     .requiredOption('--connections <count>', 'connections', positiveInteger)
@@ -43,7 +49,7 @@ async function main(): Promise<void> {
     )
     .parse(process.argv)
     .opts<{
-      target: 'once' | 'nest-tcp';
+      target: LoadReport['target'];
       host: string;
       port: number;
       connections: number;
@@ -62,7 +68,10 @@ async function main(): Promise<void> {
     Array.from({ length: options.connections }, () =>
       options.target === 'once'
         ? OnceLoadConnection.open({ ...options, username: ADMIN_USERNAME, password }, stats)
-        : NestTcpLoadConnection.open(options, stats),
+        : NestTcpLoadConnection.open(
+            { ...options, pattern: options.target === 'nest-deposit' ? 'deposit' : 'echo' },
+            stats,
+          ),
     ),
   );
 

@@ -13,7 +13,7 @@ import { exitOnSignals } from './exit-on-signals';
 import { type IdleSessionsReport } from './idle-sessions';
 import { measureRestarts } from './restart-run';
 import { median } from './stats';
-import { measureThroughputRun, type ThroughputRun } from './throughput-run';
+import { measureThroughputRuns } from './throughput-runs';
 
 const IDLE_SESSIONS_TIMEOUT_MS = 300_000;
 
@@ -69,11 +69,7 @@ async function runSingleNodeBench(
   environment: EnvironmentInfo,
 ): Promise<{ document: BenchDocument; table: string }> {
   const { options, workDir, log } = context;
-  const runs: ThroughputRun[] = [];
-  for (let index = 0; index < options.runs; index++) {
-    log(`run ${index + 1}/${options.runs}`);
-    runs.push(await measureThroughputRun(context, index));
-  }
+  const { runs, peers } = await measureThroughputRuns(context);
   log(`restarts at ${options.restartOps} ops`);
   const restarts = await measureRestarts(context);
   const idleSessions: IdleSessionsReport[] = [];
@@ -97,6 +93,7 @@ async function runSingleNodeBench(
     runs,
     restarts,
     idleSessions,
+    peers,
   };
   return { document, table: figuresTable(document) };
 }

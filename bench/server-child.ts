@@ -1,5 +1,5 @@
 import { type ChildProcess } from 'node:child_process';
-import { type SpawnNodeOptions, spawnNode, spawnTracked } from './bench-children';
+import { type ProgramUser, type SpawnNodeOptions, spawnNode, spawnTracked } from './bench-children';
 import { type BuildSnapshot } from './build-snapshot';
 
 /**
@@ -41,10 +41,10 @@ export class ServerChild {
     return new ServerChild(spawnNode(build, script, args, options), spawnedAtMs);
   }
 
-  /** A server that is not a Node script of the build (`nats-server`). */
-  static spawnProgram(command: string, args: readonly string[]): ServerChild {
+  /** A server that is not a Node script of the build (`nats-server`), as `user` if given. */
+  static spawnProgram(command: string, args: readonly string[], user?: ProgramUser): ServerChild {
     const spawnedAtMs = performance.now();
-    return new ServerChild(spawnTracked(command, args), spawnedAtMs);
+    return new ServerChild(spawnTracked(command, args, process.env, user), spawnedAtMs);
   }
 
   /** Everything written to stdout and stderr so far. */

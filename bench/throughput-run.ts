@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
+import { type DurablePeers, type PeerRun } from './durable-peers';
 import { type GroupCommitSizes, groupCommitSizes } from './group-commit-sizes';
 import { type LoadReport } from './load-report';
 import { type MetricsOnRun, measureOnceWithMetrics } from './metrics-overhead';
@@ -20,6 +21,10 @@ export interface ThroughputRun {
   readonly halfPeak: LoadReport;
   /** Closed loop against the NestJS TCP echo server. */
   readonly nestTcp: LoadReport;
+  /** NestJS TCP + Redis (AOF fsynced per write): closed loop, then open at half its peak. */
+  readonly redisPeer: PeerRun;
+  /** NestJS TCP + PostgreSQL (synchronous commit): the same. */
+  readonly pgPeer: PeerRun;
   /** The service's group commits during `once`'s window, from its write-ahead log. */
   readonly groupCommits: GroupCommitSizes & Omit<WalRecording, 'batches'>;
   /** Synced LevelDB batches of the same size, no server. */
@@ -35,25 +40,33 @@ export interface ThroughputRun {
 const CHILD_SLACK_MS = 120_000;
 
 /**
- * One throughput run: the once service and the NestJS baseline measured
- * back to back under the same load shape, the service's journal then replayed
- * and iterated, and the same group commits written to a bare LevelDB.
- * Odd runs start with NestJS (and, with `--metrics`, the metrics-on closed
- * loop) so that neither always runs first.
+ * One throughput run: the once service, the NestJS baseline and the durable
+ * peers measured back to back under the same load shape, the service's
+ * journal then replayed and iterated, and the same group commits written to
+ * a bare LevelDB. Odd runs start with the peers and NestJS (and, with
+ * `--metrics`, the metrics-on closed loop), even runs end with them, so that
+ * none always runs first.
  */
 export async function measureThroughputRun(
   context: BenchContext,
   index: number,
+  peers: DurablePeers,
 ): Promise<ThroughputRun> {
   let nestTcp: LoadReport | undefined;
   let metricsOn: MetricsOnRun | undefined;
+  let redisPeer: PeerRun | undefined;
+  let pgPeer: PeerRun | undefined;
   const withMetrics = context.options.metrics;
   if (index % 2 === 1) {
+    pgPeer = await peers.measure('pg', context);
+    redisPeer = await peers.measure('redis', context);
     nestTcp = await measureNestTcp(context);
     if (withMetrics) metricsOn = await measureOnceWithMetrics(context, index);
   }
   const once = await measureOnce(context, index);
   nestTcp ??= await measureNestTcp(context);
+  redisPeer ??= await peers.measure('redis', context);
+  pgPeer ??= await peers.measure('pg', context);
   if (withMetrics) metricsOn ??= await measureOnceWithMetrics(context, index);
   const { warmupMs, durationMs } = context.options;
   const rawBatch = await runBenchChild<RawBatchReport>(
@@ -76,7 +89,7 @@ export async function measureThroughputRun(
   context.log(
     `  raw LevelDB, ${rawBatch.groupSize} × ${rawBatch.valueBytes} B per synced batch: ${Math.round(rawBatch.entriesPerSecond)} entries/s`,
   );
-  return { ...once, nestTcp, rawBatch, ...(metricsOn && { metricsOn }) };
+  return { ...once, nestTcp, redisPeer, pgPeer, rawBatch, ...(metricsOn && { metricsOn }) };
 }
 
 async function measureNestTcp(context: BenchContext): Promise<LoadReport> {
@@ -99,7 +112,7 @@ async function measureNestTcp(context: BenchContext): Promise<LoadReport> {
 async function measureOnce(
   context: BenchContext,
   index: number,
-): Promise<Omit<ThroughputRun, 'nestTcp' | 'rawBatch'>> {
+): Promise<Omit<ThroughputRun, 'nestTcp' | 'redisPeer' | 'pgPeer' | 'rawBatch'>> {
   const dataDir = join(context.workDir, `throughput-${index}`, 'data');
   const serviceOptions = {
     build: context.build,
