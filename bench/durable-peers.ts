@@ -60,22 +60,21 @@ export class DurablePeers {
   static async start(context: BenchContext): Promise<DurablePeers> {
     const pgVariant = pgVariantFromEnv();
     const root = join(context.workDir, 'peers');
-    const started: { stop(): Promise<void> }[] = [];
+    const started: Stoppable[] = [];
     try {
-      const redis = await RedisServerProcess.start(join(root, 'redis'));
-      started.push(redis);
-      const postgres = await PostgresServerProcess.start(join(root, 'pg'), context.workDir);
-      started.push(postgres);
-      const redisPeer = await DepositPeerServer.start(context.build, {
-        kind: 'redis',
-        port: redis.port,
-      });
-      started.push(redisPeer);
-      const pgPeer = await DepositPeerServer.start(context.build, {
-        kind: 'pg',
-        port: postgres.port,
-        variant: pgVariant,
-      });
+      // Side by side: initdb alone takes seconds, and nothing is measured yet.
+      const [redis, postgres] = await startAll(started, [
+        RedisServerProcess.start(join(root, 'redis')),
+        PostgresServerProcess.start(join(root, 'pg'), context.workDir),
+      ] as const);
+      const [redisPeer, pgPeer] = await startAll(started, [
+        DepositPeerServer.start(context.build, { kind: 'redis', port: redis.port }),
+        DepositPeerServer.start(context.build, {
+          kind: 'pg',
+          port: postgres.port,
+          variant: pgVariant,
+        }),
+      ] as const);
       context.log(`durable peers: ${redis.version}; ${postgres.version} (${pgVariant})`);
       return new DurablePeers(redis, postgres, redisPeer, pgPeer, pgVariant);
     } catch (error) {
@@ -102,8 +101,10 @@ export class DurablePeers {
 
   /** Checks both peers' exactly-once; throws if either moves a balance twice. */
   async checkExactlyOnce(context: BenchContext): Promise<Record<PeerName, ExactlyOnceCheck>> {
-    const redis = await checkExactlyOnce('redis', this.peers.redis.port, CHECK_KEYS);
-    const pg = await checkExactlyOnce('pg', this.peers.pg.port, CHECK_KEYS);
+    const [redis, pg] = await Promise.all([
+      checkExactlyOnce('redis', this.peers.redis.port, CHECK_KEYS),
+      checkExactlyOnce('pg', this.peers.pg.port, CHECK_KEYS),
+    ]);
     context.log(
       `durable peers exactly-once: ${CHECK_KEYS} keys sent 3 times each, balances moved once`,
     );
@@ -124,6 +125,27 @@ export class DurablePeers {
     await Promise.allSettled([this.peers.redis.stop(), this.peers.pg.stop()]);
     await Promise.allSettled([this.redis.stop(), this.postgres.stop()]);
   }
+}
+
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/**
+ * Awaits every start, adds each server that started to `started` (so that
+ * the caller stops it), then rethrows the first failure, if any.
+ */
+async function startAll<T extends readonly Promise<Stoppable>[]>(
+  started: Stoppable[],
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(starts);
+  for (const result of settled) if (result.status === 'fulfilled') started.push(result.value);
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<Stoppable>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }
 
 function pgVariantFromEnv(): PgDepositVariant {
