@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClientTCP } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
@@ -30,6 +30,7 @@ describe('the durable peers of the bench', () => {
   const peers: DepositPeerServer[] = [];
 
   beforeAll(async () => {
+    await mkdir(join(ROOT, 'bench', 'results'), { recursive: true });
     workDir = await mkdtemp(join(ROOT, 'bench', 'results', 'peers-e2e-'));
     redis = await RedisServerProcess.start(join(workDir, 'redis'));
     postgres = await PostgresServerProcess.start(join(workDir, 'pg'), workDir);
