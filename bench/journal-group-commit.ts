@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ENTRY_HEADER_BYTES, EntryKind, type EntryDraft, JournalStore } from '@once/journal';
 import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
 import { Command } from 'commander';
 import { nonNegativeInteger, positiveInteger } from './cli-numbers';
 import { LatencySamples } from './latency-samples';
+import { readLevelDbActivity } from './leveldb-info-log';
 import { arrivalTimes, offerArrivals } from './open-loop-arrivals';
 import { type RawGroupCommitReport } from './raw-level-group-commit';
 
@@ -35,7 +37,9 @@ async function main(): Promise<void> {
   const store = await JournalStore.open(options.dir);
   try {
     const report = await measure(store, options);
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    await store.close();
+    const activity = await readLevelDbActivity(join(options.dir, 'leveldb'));
+    process.stdout.write(`${JSON.stringify({ ...report, leveldb: activity })}\n`);
   } finally {
     await store.close();
     await rm(options.dir, { recursive: true, force: true });
@@ -45,7 +49,7 @@ async function main(): Promise<void> {
 async function measure(
   store: JournalStore,
   options: { ratePerSecond: number; valueBytes: number; warmupMs: number; durationMs: number },
-): Promise<RawGroupCommitReport> {
+): Promise<Omit<RawGroupCommitReport, 'leveldb'>> {
   const draft: EntryDraft = {
     kind: EntryKind.Command,
     client: ZERO_CLIENT_ID,

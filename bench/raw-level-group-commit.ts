@@ -5,6 +5,7 @@ import { ClassicLevel } from 'classic-level';
 import { Command } from 'commander';
 import { nonNegativeInteger, positiveInteger } from './cli-numbers';
 import { LatencySamples, type LatencySummary } from './latency-samples';
+import { type LevelDbActivity, readLevelDbActivity } from './leveldb-info-log';
 import { arrivalTimes, offerArrivals } from './open-loop-arrivals';
 
 /** The JSON line raw-level-group-commit prints. */
@@ -20,6 +21,8 @@ export interface RawGroupCommitReport {
   readonly meanGroupSize: number;
   /** Duration of each synced batch write started inside the window. */
   readonly batchWrite: LatencySummary;
+  /** What LevelDB flushed and compacted meanwhile, from its info log (whole run). */
+  readonly leveldb: LevelDbActivity;
 }
 
 /** One batch's entries: their keys and arrival times. */
@@ -54,14 +57,17 @@ async function main(): Promise<void> {
       durationMs: number;
     }>();
 
-  const db = new ClassicLevel<Buffer, Buffer>(join(options.dir, 'leveldb'), {
+  const leveldb = join(options.dir, 'leveldb');
+  const db = new ClassicLevel<Buffer, Buffer>(leveldb, {
     keyEncoding: 'buffer',
     valueEncoding: 'buffer',
   });
   try {
     await db.open();
     const report = await measure(db, options);
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    await db.close();
+    const activity = await readLevelDbActivity(leveldb);
+    process.stdout.write(`${JSON.stringify({ ...report, leveldb: activity })}\n`);
   } finally {
     await db.close();
     await rm(options.dir, { recursive: true, force: true });
@@ -71,7 +77,7 @@ async function main(): Promise<void> {
 async function measure(
   db: ClassicLevel<Buffer, Buffer>,
   options: { ratePerSecond: number; valueBytes: number; warmupMs: number; durationMs: number },
-): Promise<RawGroupCommitReport> {
+): Promise<Omit<RawGroupCommitReport, 'leveldb'>> {
   // The journal sublevel's key prefix, then an 8-byte big-endian op, as JournalStore stores them.
   const prefix = Buffer.from('!journal!');
   const value = randomBytes(options.valueBytes);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
 import { type GroupCommitSizes, groupCommitSizes } from './group-commit-sizes';
+import { type LevelDbActivity, readLevelDbActivity } from './leveldb-info-log';
 import { type LoadReport } from './load-report';
 import { type MetricsOnRun, measureOnceWithMetrics } from './metrics-overhead';
 import { runLoad } from './load-runner';
@@ -23,6 +24,8 @@ export interface ThroughputRun {
   readonly rawGroupCommit: RawGroupCommitReport;
   /** Closed loop against the NestJS TCP echo server. */
   readonly nestTcp: LoadReport;
+  /** What the service's LevelDB flushed and compacted (whole run; counts inside `halfPeak`'s window). */
+  readonly leveldb: LevelDbActivity;
   /** The service's group commits during `once`'s window, from its write-ahead log. */
   readonly groupCommits: GroupCommitSizes & Omit<WalRecording, 'batches'>;
   /** Synced LevelDB batches of the same size, no server. */
@@ -131,6 +134,11 @@ async function measureOnce(
     await service.crash();
     recording = recorder.finish();
   }
+  const leveldb = await readLevelDbActivity(join(dataDir, 'leveldb'), {
+    startEpochMs: halfPeak.windowStartEpochMs!,
+    endEpochMs: halfPeak.windowEndEpochMs!,
+  });
+  context.log(`  LevelDB: ${describeActivity(leveldb)}`);
   const { batches, ...coverage } = recording;
   const groupCommits = {
     ...groupCommitSizes(batches, once.windowStartEpochMs!, once.windowEndEpochMs!),
@@ -166,7 +174,7 @@ async function measureOnce(
   );
   context.log(`  raw iterator: ${Math.round(rawIterate.entriesPerSecond)} entries/s`);
   await rm(join(context.workDir, `throughput-${index}`), { recursive: true, force: true });
-  return { once, halfPeak, rawGroupCommit, groupCommits, replay, rawIterate };
+  return { once, halfPeak, rawGroupCommit, leveldb, groupCommits, replay, rawIterate };
 }
 
 /**
@@ -199,7 +207,15 @@ async function measureRawGroupCommit(
     { timeoutMs: warmupMs + durationMs + CHILD_SLACK_MS },
   );
   context.log(
-    `  raw LevelDB group commit at ${report.ratePerSecond} req/s: p50 ${report.latency.p50Ms.toFixed(2)} ms, p99 ${report.latency.p99Ms.toFixed(2)} ms (${report.meanGroupSize.toFixed(1)} entries per batch)`,
+    `  raw LevelDB group commit at ${report.ratePerSecond} req/s: p50 ${report.latency.p50Ms.toFixed(2)} ms, p99 ${report.latency.p99Ms.toFixed(2)} ms (${report.meanGroupSize.toFixed(1)} entries per batch); ${describeActivity(report.leveldb)}`,
   );
   return report;
+}
+
+function describeActivity(activity: LevelDbActivity): string {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  const window = activity.inWindow
+    ? ` (${activity.inWindow.flushes} flushes, ${activity.inWindow.compactions} compactions in the open-loop window)`
+    : '';
+  return `flushed ${mb(activity.flushedBytes)} MB, compactions wrote ${mb(activity.compactionBytes)} MB${window}`;
 }
