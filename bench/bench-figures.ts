@@ -17,6 +17,9 @@ export interface BenchFigures extends PeerFigures {
   readonly ratio_once_vs_raw_level: number;
   readonly p50_ms_at_half_peak: number;
   readonly p99_ms_at_half_peak: number;
+  readonly raw_level_p50_ms_same_rate: number;
+  readonly raw_level_p99_ms_same_rate: number;
+  readonly ratio_p99_vs_raw_level_same_rate: number;
   readonly replay_eps: number;
   readonly raw_iter_eps: number;
   readonly ratio_replay_vs_raw_iter: number;
@@ -57,6 +60,11 @@ export const FIGURE_SAMPLES: { readonly [K in keyof BenchFigures]: FigureSamples
   ),
   p50_ms_at_half_peak: perRun((run) => run.halfPeak.latency.p50Ms),
   p99_ms_at_half_peak: perRun((run) => run.halfPeak.latency.p99Ms),
+  raw_level_p50_ms_same_rate: perRun((run) => run.rawGroupCommit.latency.p50Ms),
+  raw_level_p99_ms_same_rate: perRun((run) => run.rawGroupCommit.latency.p99Ms),
+  ratio_p99_vs_raw_level_same_rate: perRun(
+    (run) => run.halfPeak.latency.p99Ms / run.rawGroupCommit.latency.p99Ms,
+  ),
   replay_eps: perRun((run) => run.replay.entriesPerSecond),
   raw_iter_eps: perRun((run) => run.rawIterate.entriesPerSecond),
   ratio_replay_vs_raw_iter: perRun(

@@ -4,12 +4,14 @@ import { runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
 import { type DurablePeers, type PeerRun } from './durable-peers';
 import { type GroupCommitSizes, groupCommitSizes } from './group-commit-sizes';
+import { type LevelDbActivity, readLevelDbActivity } from './leveldb-info-log';
 import { type LoadReport } from './load-report';
 import { type MetricsOnRun, measureOnceWithMetrics } from './metrics-overhead';
 import { runLoad } from './load-runner';
 import { NestEchoServer } from './nest-echo-server';
 import { OnceService, type ReplayReport } from './once-service';
 import { type RawBatchReport } from './raw-level-batch';
+import { type RawGroupCommitReport } from './raw-level-group-commit';
 import { type RawIterateReport } from './raw-level-iterate';
 import { WalRecorder, type WalRecording } from './wal-recorder';
 
@@ -19,12 +21,16 @@ export interface ThroughputRun {
   readonly once: LoadReport;
   /** Open loop at half of `once`'s throughput, same service. */
   readonly halfPeak: LoadReport;
+  /** A bare group-commit loop over LevelDB at `halfPeak`'s offered rate, right after it. */
+  readonly rawGroupCommit: RawGroupCommitReport;
   /** Closed loop against the NestJS TCP echo server. */
   readonly nestTcp: LoadReport;
   /** NestJS TCP + Redis (AOF fsynced per write): closed loop, then open at half its peak. */
   readonly redisPeer: PeerRun;
   /** NestJS TCP + PostgreSQL (synchronous commit): the same. */
   readonly pgPeer: PeerRun;
+  /** What the service's LevelDB flushed and compacted (whole run; counts inside `halfPeak`'s window). */
+  readonly leveldb: LevelDbActivity;
   /** The service's group commits during `once`'s window, from its write-ahead log. */
   readonly groupCommits: GroupCommitSizes & Omit<WalRecording, 'batches'>;
   /** Synced LevelDB batches of the same size, no server. */
@@ -141,6 +147,11 @@ async function measureOnce(
     await service.crash();
     recording = recorder.finish();
   }
+  const leveldb = await readLevelDbActivity(join(dataDir, 'leveldb'), {
+    startEpochMs: halfPeak.windowStartEpochMs!,
+    endEpochMs: halfPeak.windowEndEpochMs!,
+  });
+  context.log(`  LevelDB: ${describeActivity(leveldb)}`);
   const { batches, ...coverage } = recording;
   const groupCommits = {
     ...groupCommitSizes(batches, once.windowStartEpochMs!, once.windowEndEpochMs!),
@@ -156,6 +167,13 @@ async function measureOnce(
     );
   }
 
+  const rawGroupCommit = await measureRawGroupCommit(
+    context,
+    index,
+    halfPeak.offeredRatePerSecond ?? once.requestsPerSecond / 2,
+    groupCommits.meanValueBytes,
+  );
+
   const rebooted = await OnceService.start(serviceOptions);
   await rebooted.crash();
   const replay = rebooted.replay;
@@ -169,5 +187,48 @@ async function measureOnce(
   );
   context.log(`  raw iterator: ${Math.round(rawIterate.entriesPerSecond)} entries/s`);
   await rm(join(context.workDir, `throughput-${index}`), { recursive: true, force: true });
-  return { once, halfPeak, groupCommits, replay, rawIterate };
+  return { once, halfPeak, rawGroupCommit, leveldb, groupCommits, replay, rawIterate };
+}
+
+/**
+ * The disk's own tail at the open loop's offered rate: bare LevelDB group
+ * commit, entries of the journal's stored size, no server. Measured right
+ * after the service's open loop, so both see the same machine.
+ */
+async function measureRawGroupCommit(
+  context: BenchContext,
+  index: number,
+  ratePerSecond: number,
+  valueBytes: number,
+): Promise<RawGroupCommitReport> {
+  const { warmupMs, durationMs } = context.options;
+  const report = await runBenchChild<RawGroupCommitReport>(
+    context.build,
+    'raw-level-group-commit',
+    [
+      '--dir',
+      join(context.workDir, `raw-group-commit-${index}`),
+      '--rate-per-second',
+      String(Math.max(1, Math.round(ratePerSecond))),
+      '--value-bytes',
+      String(Math.max(1, Math.round(valueBytes))),
+      '--warmup-ms',
+      String(warmupMs),
+      '--duration-ms',
+      String(durationMs),
+    ],
+    { timeoutMs: warmupMs + durationMs + CHILD_SLACK_MS },
+  );
+  context.log(
+    `  raw LevelDB group commit at ${report.ratePerSecond} req/s: p50 ${report.latency.p50Ms.toFixed(2)} ms, p99 ${report.latency.p99Ms.toFixed(2)} ms (${report.meanGroupSize.toFixed(1)} entries per batch); ${describeActivity(report.leveldb)}`,
+  );
+  return report;
+}
+
+function describeActivity(activity: LevelDbActivity): string {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  const window = activity.inWindow
+    ? ` (${activity.inWindow.flushes} flushes, ${activity.inWindow.compactions} compactions in the open-loop window)`
+    : '';
+  return `flushed ${mb(activity.flushedBytes)} MB, compactions wrote ${mb(activity.compactionBytes)} MB${window}`;
 }

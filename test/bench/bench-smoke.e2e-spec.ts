@@ -21,6 +21,9 @@ const FIGURES = [
   'ratio_once_vs_raw_level',
   'p50_ms_at_half_peak',
   'p99_ms_at_half_peak',
+  'raw_level_p50_ms_same_rate',
+  'raw_level_p99_ms_same_rate',
+  'ratio_p99_vs_raw_level_same_rate',
   'replay_eps',
   'raw_iter_eps',
   'ratio_replay_vs_raw_iter',
@@ -74,6 +77,24 @@ describe('npm run bench -- --smoke', () => {
         finite: true,
       });
     }
+    const [run] = results.runs;
+    // The disk's own tail is measured at the open loop's offered rate, and
+    // both databases' LevelDB activity is read from their info logs.
+    expect(run.rawGroupCommit.ratePerSecond).toBe(Math.round(run.halfPeak.offeredRatePerSecond));
+    expect(run.rawGroupCommit.latency.samples).toBeGreaterThan(0);
+    for (const activity of [run.leveldb, run.rawGroupCommit.leveldb]) {
+      expect(activity).toEqual({
+        flushes: expect.any(Number),
+        flushedBytes: expect.any(Number),
+        compactions: expect.any(Number),
+        compactionBytes: expect.any(Number),
+        trivialMoves: expect.any(Number),
+        ...(activity.inWindow && {
+          inWindow: { flushes: expect.any(Number), compactions: expect.any(Number) },
+        }),
+      });
+    }
+    expect(run.leveldb.inWindow).toBeDefined();
     expect(results.environment).toMatchObject({ command: expect.stringContaining('--smoke') });
     expect(results.peers.checks).toEqual({ redis: EXACTLY_ONCE, pg: EXACTLY_ONCE });
   });

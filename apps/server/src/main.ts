@@ -95,7 +95,11 @@ async function main(): Promise<void> {
       },
       config.metricsPort === undefined
         ? undefined
-        : { host: config.metricsHost, port: config.metricsPort },
+        : {
+            host: config.metricsHost,
+            port: config.metricsPort,
+            journalFeed: config.journalFeed === 'on',
+          },
     ),
     { strategy, logger, abortOnError: false },
   );

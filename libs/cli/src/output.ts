@@ -38,6 +38,14 @@ export class Output {
     this.io.stdout.write(this.json ? `${JSON.stringify(value)}\n` : `${lines().join('\n')}\n`);
   }
 
+  /**
+   * One item of a stream of results (`tail --follow`): `value` as one JSON
+   * line with `--json`, else its text line. Streams have no closing document.
+   */
+  line(value: unknown, text: () => string): void {
+    this.io.stdout.write(this.json ? `${JSON.stringify(value)}\n` : `${text()}\n`);
+  }
+
   /** A note for people on stderr (never in the way of `--json`). */
   note(text: string): void {
     this.io.stderr.write(`${text}\n`);

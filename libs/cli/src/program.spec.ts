@@ -90,10 +90,12 @@ describe('the once CLI on a journal of a stopped data directory', () => {
     expect(existsSync(missing)).toBe(false);
   });
 
-  it('when an option is invalid or --follow is asked for, then it exits 2 (usage)', async () => {
+  it('when an option is invalid or --follow is asked of a directory, then it exits 2 (usage)', async () => {
     expect((await once('journal', 'tail', '-n', 'zero', '-d', dataDir)).code).toBe(2);
     const follow = await once('journal', 'tail', '--follow', '-d', dataDir, '--json');
     expect(follow.code).toBe(2);
-    expect(JSON.parse(follow.stdout)).toMatchObject({ error: { code: 'FOLLOW_UNAVAILABLE' } });
+    expect(JSON.parse(follow.stdout)).toMatchObject({
+      error: { code: 'FOLLOW_NEEDS_METRICS_URL' },
+    });
   });
 });

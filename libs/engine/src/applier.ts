@@ -82,6 +82,7 @@ export class Applier {
   private commitOpValue = 0;
   private commitTimestampValue = 0n;
   private restoredOpValue = 0;
+  private restoredTimestampValue = 0n;
   /** While replaying with nobody watching outcomes: cached replies are encoded on first read. */
   private deferReplies = false;
 
@@ -110,6 +111,10 @@ export class Applier {
   /** Op of the snapshot the state was restored from; 0 when it was built from genesis. */
   get restoredOp(): number {
     return this.restoredOpValue;
+  }
+  /** Journal timestamp of {@link restoredOp} (0n when built from genesis). */
+  get restoredTimestamp(): bigint {
+    return this.restoredTimestampValue;
   }
 
   /**
@@ -325,6 +330,7 @@ export class Applier {
       this.commitOpValue = snapshot.op;
       this.commitTimestampValue = snapshot.timestamp;
       this.restoredOpValue = snapshot.op;
+      this.restoredTimestampValue = snapshot.timestamp;
       return snapshot.op;
     } catch (error) {
       this.resetToGenesis();
@@ -341,6 +347,7 @@ export class Applier {
     this.commitOpValue = 0;
     this.commitTimestampValue = 0n;
     this.restoredOpValue = 0;
+    this.restoredTimestampValue = 0n;
   }
 }
 

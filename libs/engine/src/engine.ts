@@ -121,6 +121,10 @@ export class Engine {
   get lastSnapshotOp(): number {
     return this.snapshots.lastSnapshotOp;
   }
+  /** Journal time (ns since the Unix epoch) of {@link lastSnapshotOp}'s entry; 0n when there is no snapshot. */
+  get lastSnapshotTimestamp(): bigint {
+    return this.snapshots.lastSnapshotTimestamp;
+  }
 
   /** Whether this node may write, and what it is in its cluster (see {@link WriteRole}). */
   get role(): WriteRole {

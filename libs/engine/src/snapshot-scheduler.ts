@@ -16,6 +16,8 @@ export class SnapshotScheduler {
   private write: Promise<void> | undefined;
   /** Op of the last snapshot taken here; undefined until one is (then the restored one counts). */
   private takenOp: number | undefined;
+  /** Journal timestamp of {@link takenOp}. */
+  private takenTimestamp = 0n;
 
   constructor(
     private readonly journal: Journal,
@@ -27,6 +29,11 @@ export class SnapshotScheduler {
   /** Op of the newest snapshot the journal holds of this state's history, as far as this node knows. */
   get lastSnapshotOp(): number {
     return this.takenOp ?? this.applier.restoredOp;
+  }
+
+  /** Journal timestamp (ns) of {@link lastSnapshotOp}; 0n when there is none. */
+  get lastSnapshotTimestamp(): bigint {
+    return this.takenOp === undefined ? this.applier.restoredTimestamp : this.takenTimestamp;
   }
 
   /** Whether the state moved past the newest snapshot. */
@@ -52,6 +59,7 @@ export class SnapshotScheduler {
     const op = this.applier.commitOp;
     const payload = this.applier.captureSnapshot();
     this.takenOp = op;
+    this.takenTimestamp = this.applier.commitTimestamp;
     const started = performance.now();
     const write = this.journal
       .saveSnapshot(op, payload)

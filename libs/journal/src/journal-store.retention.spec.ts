@@ -104,6 +104,25 @@ describe('JournalStore retention', () => {
     expect((await reopened.listSnapshots()).map((s) => s.op)).toEqual([90, 60]);
   });
 
+  it('given history a killed node did not compact, when it is opened with retention, then it compacts at once, without waiting for a snapshot', async () => {
+    const unretained = await open();
+    await history(unretained, 100, [30, 60, 90]);
+    await unretained.close();
+
+    const compactions: number[] = [];
+    const journal = await open({
+      retainSnapshots: 2,
+      onCompaction: (result) => void compactions.push(result.firstOp),
+    });
+    for (let waited = 0; compactions.length === 0 && waited < 5000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+
+    expect(compactions).toEqual([60]);
+    expect(journal.firstOp).toBe(60);
+    expect(await opsFrom(journal, 60)).toHaveLength(41);
+  });
+
   it('given no retention, when snapshots are saved, then every entry stays', async () => {
     const journal = await open();
     await history(journal, 50, [10, 20, 30]);
@@ -168,10 +187,14 @@ describe('JournalStore retention', () => {
     await journal.close();
     expect(await leftoverCount(dir, 20)).toBe(19 - 10);
 
-    const reopened = await open({ retainSnapshots: 2, compactBatchKeys: 5 });
+    // Without retention, so that only the explicit compaction finishes the job.
+    const reopened = await open({ compactBatchKeys: 5 });
     expect(reopened.firstOp).toBe(20);
     expect(await opsFrom(reopened, 20)).toHaveLength(32);
-    expect(await reopened.compact()).toMatchObject({ firstOp: 20, deletedEntries: 9 });
+    expect(await reopened.compact({ retainSnapshots: 2 })).toMatchObject({
+      firstOp: 20,
+      deletedEntries: 9,
+    });
     await reopened.close();
     expect(await leftoverCount(dir, 20)).toBe(0);
   });

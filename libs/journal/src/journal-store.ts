@@ -304,7 +304,7 @@ export class JournalStore implements Journal {
       const tail = await readTail(journal, clock);
       const { meta, nodeSecret } = await loadIdentity(paths, db, metaLevel, tail.lastOp > 0);
       const firstOp = await readFirstOp(metaLevel);
-      return new JournalStore({
+      const store = new JournalStore({
         paths,
         db,
         journal,
@@ -317,6 +317,11 @@ export class JournalStore implements Journal {
         options,
         snapshotsKept,
       });
+      // A node killed between a snapshot and its compaction left history that
+      // only the next snapshot would delete: retention's bound would stretch by
+      // a snapshot interval per such kill. Catch up now, in the background.
+      if (retainSnapshots > 0) store.#compactInBackground();
+      return store;
     } catch (error) {
       await db.close();
       throw error;

@@ -1,4 +1,5 @@
 import { type Engine, type OnceNode } from '@once/engine';
+import { type JournalEntry, type JournalStore } from '@once/journal';
 import { clientIdFromBigInt } from '@once/protocol';
 import { Counter, Registry } from 'prom-client';
 import {
@@ -150,6 +151,23 @@ describe('OnceMetrics on a live node', () => {
     expect(await valueOf(metrics, 'once_snapshot_age_ops')).toBe(test.engine.commitOp - snapshotOp);
   });
 
+  it("reports the snapshot's age in seconds by the journal time of its op, 0 before any", async () => {
+    expect(await valueOf(metrics, 'once_snapshot_age_seconds')).toBe(0);
+    await register(test.engine, ALICE);
+    await test.engine.takeSnapshot();
+    const [snapshotEntry] = await firstBatchFrom(test.node.journal, test.engine.lastSnapshotOp);
+
+    const scrapedAfterMs = Date.now();
+    const age = await valueOf(metrics, 'once_snapshot_age_seconds');
+    const upperBound = (Date.now() - Number(snapshotEntry.timestamp / 1_000_000n)) / 1000;
+
+    expect(test.engine.lastSnapshotTimestamp).toBe(snapshotEntry.timestamp);
+    expect(age).toBeLessThanOrEqual(upperBound + 0.001);
+    expect(age).toBeGreaterThanOrEqual(
+      (scrapedAfterMs - Number(snapshotEntry.timestamp / 1_000_000n)) / 1000 - 0.001,
+    );
+  });
+
   it('exports no cluster metric for a single node, and no connection without a gateway', async () => {
     expect(await valueOf(metrics, 'once_connections')).toBe(0);
     expect(metrics.registry.getSingleMetric('once_cluster_apply_lag_ops')).toBeUndefined();
@@ -203,3 +221,9 @@ describe('OnceMetrics registries', () => {
     ).not.toHaveLength(0);
   });
 });
+
+/** The entries of the journal's first read batch from `op`. */
+async function firstBatchFrom(journal: JournalStore, op: number): Promise<JournalEntry[]> {
+  for await (const batch of journal.readBatches(op, 1)) return batch;
+  throw new Error(`op ${op} is not in the journal`);
+}

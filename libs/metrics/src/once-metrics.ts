@@ -154,6 +154,14 @@ export class OnceMetrics {
       (s, m) => m.set(Math.max(0, s.engine.commitOp - s.engine.lastSnapshotOp)),
     );
     gauge(
+      'once_snapshot_age_seconds',
+      "Seconds since the newest snapshot's op was journaled (0 while there is no snapshot)",
+      (s, m) => {
+        const takenNs = s.engine.lastSnapshotTimestamp;
+        if (takenNs > 0n) m.set(Math.max(0, Date.now() / 1000 - Number(takenNs) / 1e9));
+      },
+    );
+    gauge(
       'once_replay_applied_entries',
       'Entries the boot replay applied (its latest report)',
       (s, m) => {

@@ -411,6 +411,18 @@ export const SETTINGS = [
     layer: 'server',
   },
   {
+    name: 'journalFeed',
+    env: 'ONCE_JOURNAL_FEED',
+    flag: '--journal-feed',
+    argument: '<on|off>',
+    kind: 'choice',
+    default: 'off',
+    choices: ['off', 'on'],
+    description:
+      'also serve the decoded journal (credentials redacted) at /journal on the metrics listener, for `once journal tail --follow`',
+    layer: 'server',
+  },
+  {
     name: 'natsServers',
     env: 'ONCE_NATS_SERVERS',
     flag: '--nats-servers',

@@ -44,6 +44,7 @@ describe('server settings', () => {
       logLevel: 'log',
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      journalFeed: 'off',
       deprecations: [],
     });
   });
@@ -112,6 +113,15 @@ describe('server settings', () => {
     ).toMatchObject({ metricsPort: 9464, metricsHost: '0.0.0.0' });
     expect(() => loadServerConfig(argv(), { ONCE_METRICS_PORT: '70000' })).toThrow(
       /ONCE_METRICS_PORT.*metrics-port must be an integer from 0 to 65535/,
+    );
+  });
+
+  it('reads the journal feed switch, off by default, and refuses anything but on or off', () => {
+    expect(loadServerConfig(argv(), { ONCE_JOURNAL_FEED: 'on' })).toMatchObject({
+      journalFeed: 'on',
+    });
+    expect(() => loadServerConfig(argv('--journal-feed', 'yes'), {})).toThrow(
+      /journal-feed must be one of off, on/,
     );
   });
 

@@ -49,6 +49,8 @@ export interface ServerConfig {
   /** HTTP port of metrics and health; undefined: no listener. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
+  /** Serve the decoded journal at `/journal` on the metrics listener. */
+  readonly journalFeed: 'off' | 'on';
   readonly logFormat: 'text' | 'json';
   readonly logLevel: LogLevelName;
   /** Maintenance instead of serving: verify the journal by a full replay. */

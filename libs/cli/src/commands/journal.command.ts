@@ -2,7 +2,8 @@ import { type JournalEntry, type JournalStore } from '@once/journal';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../cli-error';
 import { withDataDir } from '../data-dir-option';
-import { entryLine, entryView } from '../entry-view';
+import { type EntryView, entryLine, entryView } from '../entry-view';
+import { fetchJournalPage, followJournal, journalUrlOf } from '../journal-feed-client';
 import { type Output } from '../output';
 import { withStoppedJournal } from '../stopped-data-dir';
 
@@ -13,7 +14,9 @@ interface DataDirOptions {
 /**
  * `once journal show|tail`: decoded journal entries of a stopped data
  * directory, credentials redacted (see `entryView`). No replay: the journal
- * is read as it is, each entry's checksum verified.
+ * is read as it is, each entry's checksum verified. `tail --metrics-url`
+ * (and `--follow`) reads a running node instead, through its journal feed:
+ * LevelDB's lock keeps its directory closed to other processes.
  */
 export function registerJournal(program: Command, outputOf: (command: Command) => Output): void {
   const journal = program.command('journal').description('entries of a stopped data directory');
@@ -37,38 +40,80 @@ export function registerJournal(program: Command, outputOf: (command: Command) =
     });
 
   withDataDir(journal.command('tail'))
-    .description('the last entries, decoded')
+    .description('the last entries, decoded (of a running node too, with --metrics-url)')
     .option('-n, --entries <count>', 'how many', positive, 20)
     .option(
-      '-f, --follow',
-      'not available: a running node holds the directory, and polling it would race its restart',
+      '--metrics-url <url>',
+      'read a running node through its metrics listener (started with ONCE_JOURNAL_FEED=on) instead of a directory',
     )
-    .action(
-      async (options: DataDirOptions & { entries: number; follow?: boolean }, command: Command) => {
-        const out = outputOf(command);
-        if (options.follow) {
-          throw new CliError(
-            'FOLLOW_UNAVAILABLE',
-            '--follow is not available: the CLI reads stopped directories only (a running node holds ' +
-              "LevelDB's lock), and reopening one in a loop could take the lock just as the node restarts. " +
-              'Watch a running node with `once status` (or its metrics) instead.',
-            2,
-          );
-        }
-        const { lastOp, entries } = await withStoppedJournal(options.dataDir, async (store) => ({
-          lastOp: store.lastOp,
-          entries: await readRange(
-            store,
-            Math.max(1, store.lastOp - options.entries + 1),
-            store.lastOp,
-          ),
-        }));
-        const views = entries.map(entryView);
-        out.result({ lastOp, entries: views }, () =>
-          views.length === 0 ? ['the journal is empty'] : views.map(entryLine),
-        );
-      },
+    .option(
+      '-f, --follow',
+      'then print each new durable entry until interrupted (needs --metrics-url)',
+    )
+    .action(async (options: TailOptions, command: Command) => {
+      const out = outputOf(command);
+      if (options.follow) return follow(options, out);
+      const { lastOp, entries } =
+        options.metricsUrl === undefined
+          ? await tailOfStopped(options.dataDir, options.entries)
+          : await tailOfRunning(options.metricsUrl, options.entries);
+      out.result({ lastOp, entries }, () =>
+        entries.length === 0 ? ['the journal is empty'] : entries.map(entryLine),
+      );
+    });
+}
+
+interface TailOptions extends DataDirOptions {
+  readonly entries: number;
+  readonly metricsUrl?: string;
+  readonly follow?: boolean;
+}
+
+async function tailOfStopped(
+  dataDir: string,
+  count: number,
+): Promise<{ lastOp: number; entries: EntryView[] }> {
+  return withStoppedJournal(dataDir, async (store) => ({
+    lastOp: store.lastOp,
+    entries: (await readRange(store, Math.max(1, store.lastOp - count + 1), store.lastOp)).map(
+      entryView,
+    ),
+  }));
+}
+
+async function tailOfRunning(
+  metricsUrl: string,
+  count: number,
+): Promise<{ lastOp: number; entries: readonly EntryView[] }> {
+  const page = await fetchJournalPage(journalUrlOf(metricsUrl), { limit: count });
+  return { lastOp: page.durableOp, entries: page.entries };
+}
+
+/**
+ * `tail --follow`: the node's entries as they become durable, one line each
+ * (with `--json`, one JSON object per line), until SIGINT or SIGTERM.
+ */
+async function follow(options: TailOptions, out: Output): Promise<void> {
+  if (options.metricsUrl === undefined) {
+    throw new CliError(
+      'FOLLOW_NEEDS_METRICS_URL',
+      '--follow reads a running node: give --metrics-url of its metrics listener (the node started ' +
+        'with ONCE_METRICS_PORT and ONCE_JOURNAL_FEED=on); a stopped directory has nothing to follow',
+      2,
     );
+  }
+  const base = journalUrlOf(options.metricsUrl);
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  try {
+    await followJournal(base, options.entries, stop.signal, {
+      entry: (view) => out.line(view, () => entryLine(view)),
+      note: (text) => out.note(text),
+    });
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
 }
 
 /** Ops `from`..`to` of the journal, verified (a corrupt one throws JournalCorruptionError). */

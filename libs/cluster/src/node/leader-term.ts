@@ -31,6 +31,7 @@ export class LeaderTerm {
   /** True once the takeover's entries applied: the gateway admits writes from then on. */
   serving = false;
   #ended = false;
+  #endReason: Error | undefined;
   readonly #unsubscribe: (() => void)[];
 
   constructor(
@@ -69,9 +70,15 @@ export class LeaderTerm {
     return this.#ended;
   }
 
+  /** Why the term ended: the first reason given (a refused append, the lease lost, a stop). */
+  get endReason(): Error | undefined {
+    return this.#endReason;
+  }
+
   end(error: Error): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#endReason = error;
     this.serving = false;
     this.host.journal.setWriter(undefined);
     for (const unsubscribe of this.#unsubscribe) unsubscribe();

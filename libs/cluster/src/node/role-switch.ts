@@ -86,8 +86,11 @@ export class RoleSwitch {
   private async stepDown(): Promise<void> {
     const term = this.term!;
     this.term = undefined;
-    term.end(new Error('the cluster lease was lost'));
-    this.node.logger.log(`${this.node.nodeId}: left term ${term.number}; following the stream`);
+    // A term that ended by itself (a refused or failed append) keeps that reason.
+    term.end(new Error(this.#frozen ? 'the node is stopping' : 'the cluster lease was lost'));
+    this.node.logger.log(
+      `${this.node.nodeId}: left term ${term.number} (${term.endReason?.message ?? 'ended'}); following the stream`,
+    );
     await this.node.follow();
     if (this.leads) this.retryLater();
   }

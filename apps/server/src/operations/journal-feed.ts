@@ -1,0 +1,91 @@
+import { type EntryView, entryView } from '@once/cli';
+import { JournalCompactedError, type JournalStore } from '@once/journal';
+
+/** Entries per page at most (`limit`), so one answer stays small whatever a client asks. */
+export const JOURNAL_PAGE_ENTRIES_MAX = 1000;
+/** Longest a request may wait for new entries (`wait_ms`), below common proxy idle timeouts. */
+export const JOURNAL_WAIT_MS_MAX = 30_000;
+/** How often a waiting request looks at the journal's durable op. */
+const WAIT_POLL_MS = 50;
+
+/** One answer of `GET /journal`: its JSON body. */
+export interface JournalPage {
+  /** Lowest op the journal still holds (above 1 once compacted). */
+  readonly firstOp: number;
+  /** Highest durable op when the page was read. */
+  readonly durableOp: number;
+  /** Durable entries after `after`, oldest first, decoded and credentials redacted. */
+  readonly entries: readonly EntryView[];
+}
+
+/** What a client asks for. */
+export interface JournalPageQuery {
+  /**
+   * Entries after this op. Absent: the last `limit` entries. Below
+   * `firstOp - 1` (compacted away): the page starts at `firstOp`.
+   */
+  readonly after?: number;
+  readonly limit: number;
+  /** When nothing is after `after` yet: wait up to this long for a new durable entry. */
+  readonly waitMs: number;
+}
+
+/**
+ * The running node's journal as `once journal tail --follow` reads it. The
+ * CLI cannot open a running node's directory (LevelDB's lock), so the node
+ * serves its own durable entries, decoded by the same `entryView` the CLI
+ * uses on stopped directories: credentials never leave the process.
+ *
+ * Only durable entries are served: an entry shown by a tail survives a
+ * crash. A request with nothing new long-polls (up to `waitMs`), so a
+ * follower sees an entry within {@link WAIT_POLL_MS} of its fsync without
+ * hammering the node.
+ */
+export class JournalFeed {
+  constructor(private readonly journal: () => JournalStore) {}
+
+  async page(query: JournalPageQuery, signal?: AbortSignal): Promise<JournalPage> {
+    const journal = this.journal();
+    const from =
+      query.after === undefined
+        ? Math.max(journal.firstOp, journal.durableOp - query.limit + 1)
+        : Math.max(journal.firstOp, query.after + 1);
+    await this.waitFor(journal, from, query.waitMs, signal);
+    const durableOp = journal.durableOp;
+    const to = Math.min(durableOp, from + query.limit - 1);
+    try {
+      return { firstOp: journal.firstOp, durableOp, entries: await readViews(journal, from, to) };
+    } catch (error) {
+      // A compaction moved firstOp past `from` meanwhile: serve from the new start.
+      if (!(error instanceof JournalCompactedError)) throw error;
+      return this.page({ ...query, after: journal.firstOp - 1, waitMs: 0 }, signal);
+    }
+  }
+
+  /** Resolves once `op` is durable, `waitMs` passed, or `signal` aborted (the client left). */
+  private async waitFor(
+    journal: JournalStore,
+    op: number,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    while (journal.durableOp < op && Date.now() < deadline && !signal?.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+    }
+  }
+}
+
+/** Ops `from`..`to`, decoded for printing (empty when `to < from`). */
+async function readViews(journal: JournalStore, from: number, to: number): Promise<EntryView[]> {
+  const views: EntryView[] = [];
+  if (to < from) return views;
+  for await (const batch of journal.readBatches(from, to - from + 1)) {
+    for (const entry of batch) {
+      if (entry.op > to) return views;
+      views.push(entryView(entry));
+    }
+    if (views.length > to - from) return views;
+  }
+  return views;
+}
