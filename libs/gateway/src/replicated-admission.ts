@@ -235,7 +235,10 @@ export class ReplicatedAdmission {
     }
     let payload: unknown;
     try {
-      const value = await this.pipeline.run(handler, data, context);
+      const bare = this.pipeline.bareAdmission(handler);
+      const value = bare
+        ? bare.run(data, context)
+        : await this.pipeline.run(handler, data, context);
       // The stub hands the ticket to the context; an interceptor that mapped
       // the pipeline's value cannot lose it.
       const ticket = context.admission ?? (value instanceof AdmissionTicket ? value : undefined);
