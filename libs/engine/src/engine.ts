@@ -13,6 +13,7 @@ import { SYSTEM_USER_ID } from './apply-context';
 import { type ApplyOutcome } from './apply-outcome';
 import { Applier } from './applier';
 import { admitCommand } from './command-admission';
+import { type CommandBody } from './command-body';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import { journalAndWait, settleBootFor } from './boot-settlement';
@@ -65,6 +66,12 @@ export class Engine {
   private phaseValue: EnginePhase = 'created';
   private failure: Error | undefined;
   private readonly appliedListeners = new Set<(outcome: ApplyOutcome) => void>();
+  /**
+   * Bodies of submitted COMMAND entries as admission parsed them, by the
+   * very entry object the journal returned and will report durable: an entry
+   * from anywhere else (another leader's) is never found here.
+   */
+  private readonly decodedBodies = new WeakMap<JournalEntry, CommandBody>();
   private readonly phaseListeners = new Set<(phase: EnginePhase) => void>();
   private readonly termEndListeners = new Set<(error: Error) => void>();
   private unsubscribeJournal: (() => void)[] = [];
@@ -185,8 +192,18 @@ export class Engine {
    * caller without `onFailed` is simply never called back. Returns the op
    * assigned. Throws EngineUnavailableError when the node cannot accept
    * writes (failed, stopped), InvalidEntryError for a bad draft.
+   *
+   * `decoded` (a COMMAND draft only) spares apply a second JSON parse: it
+   * must be exactly what `decodeCommandBody(draft.body)` returns, a value
+   * nothing else holds or changes (the gateway gives it for a request
+   * journaled byte for byte as sent, whose data no team code saw).
    */
-  submit(draft: EntryDraft, onOutcome?: OutcomeCallback, onFailed?: FailureCallback): number {
+  submit(
+    draft: EntryDraft,
+    onOutcome?: OutcomeCallback,
+    onFailed?: FailureCallback,
+    decoded?: CommandBody,
+  ): number {
     if (this.failure || this.phaseValue === 'stopped' || this.phaseValue === 'failed') {
       throw new EngineUnavailableError(
         this.failure ? `journal failed: ${this.failure.message}` : 'engine is stopped',
@@ -195,7 +212,9 @@ export class Engine {
     }
     let op: number;
     try {
-      op = this.journal.enqueue(draft).op;
+      const entry = this.journal.enqueue(draft);
+      op = entry.op;
+      if (decoded) this.decodedBodies.set(entry, decoded);
     } catch (error) {
       if (error instanceof InvalidEntryError) throw error;
       throw new EngineUnavailableError(
@@ -278,7 +297,7 @@ export class Engine {
 
   private onDurable(entries: readonly JournalEntry[]): void {
     for (const entry of entries) {
-      const outcome = this.applier.apply(entry);
+      const outcome = this.applier.apply(entry, this.decodedBodies.get(entry));
       this.pending.settle(outcome);
       for (const listener of this.appliedListeners) notify(this.logger, listener, outcome);
     }
