@@ -67,11 +67,15 @@ export class Engine {
   private failure: Error | undefined;
   private readonly appliedListeners = new Set<(outcome: ApplyOutcome) => void>();
   /**
-   * Bodies of submitted COMMAND entries as admission parsed them, by the
-   * very entry object the journal returned and will report durable: an entry
-   * from anywhere else (another leader's) is never found here.
+   * Bodies of submitted COMMAND entries as admission parsed them, by op,
+   * with the very entry object the journal returned and will report
+   * durable: an entry from anywhere else (another leader's at that op) is
+   * not that object and is decoded from its bytes.
    */
-  private readonly decodedBodies = new WeakMap<JournalEntry, CommandBody>();
+  private readonly decodedBodies = new Map<
+    number,
+    { readonly entry: JournalEntry; readonly body: CommandBody }
+  >();
   private readonly phaseListeners = new Set<(phase: EnginePhase) => void>();
   private readonly termEndListeners = new Set<(error: Error) => void>();
   private unsubscribeJournal: (() => void)[] = [];
@@ -214,7 +218,7 @@ export class Engine {
     try {
       const entry = this.journal.enqueue(draft);
       op = entry.op;
-      if (decoded) this.decodedBodies.set(entry, decoded);
+      if (decoded) this.decodedBodies.set(op, { entry, body: decoded });
     } catch (error) {
       if (error instanceof InvalidEntryError) throw error;
       throw new EngineUnavailableError(
@@ -280,6 +284,7 @@ export class Engine {
    */
   endTerm(error: Error): void {
     this.pending.failAll(error);
+    this.decodedBodies.clear();
     for (const listener of this.termEndListeners) {
       try {
         listener(error);
@@ -297,15 +302,25 @@ export class Engine {
 
   private onDurable(entries: readonly JournalEntry[]): void {
     for (const entry of entries) {
-      const outcome = this.applier.apply(entry, this.decodedBodies.get(entry));
+      const outcome = this.applier.apply(entry, this.decodedBodyOf(entry));
       this.pending.settle(outcome);
       for (const listener of this.appliedListeners) notify(this.logger, listener, outcome);
     }
     this.snapshots.afterApply();
   }
 
+  /** What admission decoded of `entry`'s body, when `entry` is the one it submitted. */
+  private decodedBodyOf(entry: JournalEntry): CommandBody | undefined {
+    if (this.decodedBodies.size === 0) return undefined;
+    const known = this.decodedBodies.get(entry.op);
+    if (known === undefined) return undefined;
+    this.decodedBodies.delete(entry.op);
+    return known.entry === entry ? known.body : undefined;
+  }
+
   private onJournalFailure(error: Error): void {
     this.failure = error;
+    this.decodedBodies.clear();
     this.pending.failAll(error);
     this.logger.error(
       `journal write failed, the node stops acknowledging writes: ${error.message}`,
