@@ -17,6 +17,7 @@ import {
   type RegisteredSession,
   quietOutcome,
 } from './apply-outcome';
+import { type CommandBody } from './command-body';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import {
@@ -132,20 +133,31 @@ export class Applier {
 
   // ---------------------------------------------------------------- apply path
 
-  /** THE apply function. Live commits and replay both call exactly this. */
-  apply(entry: JournalEntry): ApplyOutcome {
+  /**
+   * THE apply function. Live commits and replay both call exactly this.
+   *
+   * `decoded`, for a COMMAND entry only, is what decoding its body gives,
+   * known without decoding it: the live node parsed those very bytes at
+   * admission and nothing has touched the value since (see
+   * `Engine.submit`). Replay never has it; the outcome is the same either way.
+   */
+  apply(entry: JournalEntry, decoded?: CommandBody): ApplyOutcome {
     if (entry.op !== this.commitOpValue + 1) {
       throw new ApplyOrderError(entry.op, this.commitOpValue);
     }
     const ended: EndedSession[] = [];
     this.expireIdleSessions(entry, ended);
-    const outcome = this.applyKind(entry, ended);
+    const outcome = this.applyKind(entry, ended, decoded);
     this.commitOpValue = entry.op;
     this.commitTimestampValue = entry.timestamp;
     return outcome;
   }
 
-  private applyKind(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+  private applyKind(
+    entry: JournalEntry,
+    ended: EndedSession[],
+    decoded: CommandBody | undefined,
+  ): ApplyOutcome {
     switch (entry.kind) {
       case EntryKind.Register:
         return this.applyRegister(entry, ended);
@@ -154,7 +166,7 @@ export class Applier {
       case EntryKind.Command:
         return entry.client === ZERO_CLIENT_ID
           ? this.applySystemCommand(entry, ended)
-          : this.applyCommand(entry, ended);
+          : this.applyCommand(entry, ended, decoded);
       case EntryKind.Release:
         this.states.releaseClient(entry.client, applyContextOf(entry));
         return quietOutcome(entry, ended);
@@ -208,10 +220,14 @@ export class Applier {
     return { ...quietOutcome(entry, ended), reply };
   }
 
-  private applyCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
+  private applyCommand(
+    entry: JournalEntry,
+    ended: EndedSession[],
+    decoded: CommandBody | undefined,
+  ): ApplyOutcome {
     const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
     if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
-    const resultText = runCommandHandler(this.commands, entry, this.handlerFailureLog);
+    const resultText = runCommandHandler(this.commands, entry, this.handlerFailureLog, decoded);
     const encode = (): Buffer => replicatedReply(entry, Operation.Command, resultText);
     // Replay: the ring drops most replies before anyone asks, so the table
     // keeps the encoder and builds a reply (the same bytes) when first read.

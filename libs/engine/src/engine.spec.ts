@@ -174,6 +174,32 @@ describe('Engine (the apply path)', () => {
     expect(test.modules.kv.map.size).toBe(0);
   });
 
+  it('given a command submitted with its body as admission decoded it, then apply hands the handler that value, and replay rebuilds the same reply from the bytes', async () => {
+    await register(ALICE);
+    let keyReads = 0;
+    // What decoding the body gives, with a getter that shows whether the handler read this value.
+    const data = {
+      get key() {
+        keyReads++;
+        return 'a';
+      },
+      value: '1',
+    };
+    const draft = commandDraft(ALICE, 1, 2, 1, 'kv.put', { key: 'a', value: '1' });
+    const live = await new Promise<ApplyOutcome>((resolve) =>
+      test.engine.submit(draft, resolve, undefined, { pattern: 'kv.put', data }),
+    );
+    expect(keyReads).toBe(1);
+    expect(bodyOf(live)).toEqual({ ok: true, result: { previous: null } });
+
+    await test.node.stop({ snapshot: false });
+    test = await startTestNode(dir, { settings: { clientsMax: 2, ring: 2 } });
+    expect(keyReads).toBe(1);
+    expect(test.modules.kv.map.get('a')).toBe('1');
+    const cached = test.engine.table.get(ALICE)!.replies.find((reply) => reply.request === 1)!;
+    expect(cached.reply.equals(live.reply!)).toBe(true);
+  });
+
   it('hands the handler a context made only of the entry', async () => {
     await register(ALICE, 3);
     const outcome = await command(ALICE, 'ctx.echo', null, 3);

@@ -13,6 +13,7 @@ import { SYSTEM_USER_ID } from './apply-context';
 import { type ApplyOutcome } from './apply-outcome';
 import { Applier } from './applier';
 import { admitCommand } from './command-admission';
+import { type CommandBody } from './command-body';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import { journalAndWait, settleBootFor } from './boot-settlement';
@@ -65,6 +66,16 @@ export class Engine {
   private phaseValue: EnginePhase = 'created';
   private failure: Error | undefined;
   private readonly appliedListeners = new Set<(outcome: ApplyOutcome) => void>();
+  /**
+   * Bodies of submitted COMMAND entries as admission parsed them, by op,
+   * with the very entry object the journal returned and will report
+   * durable: an entry from anywhere else (another leader's at that op) is
+   * not that object and is decoded from its bytes.
+   */
+  private readonly decodedBodies = new Map<
+    number,
+    { readonly entry: JournalEntry; readonly body: CommandBody }
+  >();
   private readonly phaseListeners = new Set<(phase: EnginePhase) => void>();
   private readonly termEndListeners = new Set<(error: Error) => void>();
   private unsubscribeJournal: (() => void)[] = [];
@@ -189,8 +200,18 @@ export class Engine {
    * caller without `onFailed` is simply never called back. Returns the op
    * assigned. Throws EngineUnavailableError when the node cannot accept
    * writes (failed, stopped), InvalidEntryError for a bad draft.
+   *
+   * `decoded` (a COMMAND draft only) spares apply a second JSON parse: it
+   * must be exactly what `decodeCommandBody(draft.body)` returns, a value
+   * nothing else holds or changes (the gateway gives it for a request
+   * journaled byte for byte as sent, whose data no team code saw).
    */
-  submit(draft: EntryDraft, onOutcome?: OutcomeCallback, onFailed?: FailureCallback): number {
+  submit(
+    draft: EntryDraft,
+    onOutcome?: OutcomeCallback,
+    onFailed?: FailureCallback,
+    decoded?: CommandBody,
+  ): number {
     if (this.failure || this.phaseValue === 'stopped' || this.phaseValue === 'failed') {
       throw new EngineUnavailableError(
         this.failure ? `journal failed: ${this.failure.message}` : 'engine is stopped',
@@ -199,7 +220,9 @@ export class Engine {
     }
     let op: number;
     try {
-      op = this.journal.enqueue(draft).op;
+      const entry = this.journal.enqueue(draft);
+      op = entry.op;
+      if (decoded) this.decodedBodies.set(op, { entry, body: decoded });
     } catch (error) {
       if (error instanceof InvalidEntryError) throw error;
       throw new EngineUnavailableError(
@@ -265,6 +288,7 @@ export class Engine {
    */
   endTerm(error: Error): void {
     this.pending.failAll(error);
+    this.decodedBodies.clear();
     for (const listener of this.termEndListeners) {
       try {
         listener(error);
@@ -282,15 +306,25 @@ export class Engine {
 
   private onDurable(entries: readonly JournalEntry[]): void {
     for (const entry of entries) {
-      const outcome = this.applier.apply(entry);
+      const outcome = this.applier.apply(entry, this.decodedBodyOf(entry));
       this.pending.settle(outcome);
       for (const listener of this.appliedListeners) notify(this.logger, listener, outcome);
     }
     this.snapshots.afterApply();
   }
 
+  /** What admission decoded of `entry`'s body, when `entry` is the one it submitted. */
+  private decodedBodyOf(entry: JournalEntry): CommandBody | undefined {
+    if (this.decodedBodies.size === 0) return undefined;
+    const known = this.decodedBodies.get(entry.op);
+    if (known === undefined) return undefined;
+    this.decodedBodies.delete(entry.op);
+    return known.entry === entry ? known.body : undefined;
+  }
+
   private onJournalFailure(error: Error): void {
     this.failure = error;
+    this.decodedBodies.clear();
     this.pending.failAll(error);
     this.logger.error(
       `journal write failed, the node stops acknowledging writes: ${error.message}`,

@@ -2,7 +2,7 @@ import { type JournalEntry } from '@once/journal';
 import { errorBodyText, okBodyText } from '@once/protocol';
 import { type ApplyContext, applyContextOf } from './apply-context';
 import { CommandError, EngineRefusal, handlerFailedMessage } from './command.error';
-import { decodeCommandBody } from './command-body';
+import { type CommandBody, decodeCommandBody } from './command-body';
 import { type CommandHandler } from './command-handler';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, describeError } from './engine-logger';
@@ -20,13 +20,17 @@ import { type EngineLogger, describeError } from './engine-logger';
  * replay passes none, so an old crash is not reported again at every boot):
  * it gets the crash's message and stack, and the handler's `reportFailure`
  * hears of every throw.
+ *
+ * `decoded` is the entry's body as the live node already parsed it at
+ * admission (see `Applier.apply`); without it the body is decoded here.
  */
 export function runCommandHandler(
   commands: CommandRegistry,
   entry: JournalEntry,
   failureLog: EngineLogger | undefined,
+  decoded?: CommandBody,
 ): string {
-  const body = decodeCommandBody(entry.body);
+  const body = decoded ?? decodeCommandBody(entry.body);
   if (!body) {
     return errorBodyText(
       EngineRefusal.InvalidEntry,

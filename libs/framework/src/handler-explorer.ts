@@ -2,9 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { DiscoveryService, ModuleRef, ModulesContainer, type NestContainer } from '@nestjs/core';
 import { type InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { ApplyFailureReporter } from './apply-failure-reporter';
+import { BareAdmission } from './bare-admission';
 import { type ForeignHandler, foreignHandlersOf } from './foreign-handlers';
-import { HandlerDiscoveryError, type ScannedHandlers, scanHandlers } from './handler-scan';
-import { ONCE_STATE_METADATA } from './once.constants';
+import {
+  HandlerDiscoveryError,
+  type ScannedHandlers,
+  methodNamesOf,
+  scanHandlers,
+} from './handler-scan';
+import { ONCE_COMMAND_METADATA, ONCE_STATE_METADATA } from './once.constants';
 
 /**
  * Finds, across every module of the application, the @Command apply steps,
@@ -50,11 +56,44 @@ export class HandlerExplorer {
   }
 
   /**
+   * The @Command routes whose NestJS pipeline holds nothing but once's own
+   * pieces, each with its {@link BareAdmission}. Read once NestJS has built
+   * the handlers' pipelines (it reads the global enhancers then): what was
+   * global then still is, so a route found bare here was built bare.
+   */
+  bareAdmissions(): Map<string, BareAdmission> {
+    const container = this.container();
+    // A hybrid app's microservice may have a configuration of its own, out of reach.
+    const config = container.getHttpAdapterRef() ? undefined : container.applicationConfig;
+    const found = new Map<string, BareAdmission>();
+    for (const wrapper of this.discovery.getControllers()) {
+      const instance = wrapper.instance as unknown;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      const injectables = wrapper.host?.injectables;
+      const injectable = (metatype: object) => injectables?.get(metatype as never)?.instance;
+      for (const methodKey of methodNamesOf(instance)) {
+        const method = (instance as Record<string, unknown>)[methodKey];
+        if (typeof method !== 'function') continue;
+        const command = Reflect.getMetadata(ONCE_COMMAND_METADATA, method) as
+          { pattern: string } | undefined;
+        if (!command) continue;
+        const bare = BareAdmission.of({ instance, methodKey, injectable }, { config });
+        if (bare) found.set(command.pattern, bare);
+      }
+    }
+    return found;
+  }
+
+  /**
    * The application's configuration (its global filters). NestJS offers no
    * provider for it; every ModuleRef holds the application's container.
    */
   private applicationConfig() {
-    return (this.moduleRef as unknown as { container: NestContainer }).container.applicationConfig;
+    return this.container().applicationConfig;
+  }
+
+  private container(): NestContainer {
+    return (this.moduleRef as unknown as { container: NestContainer }).container;
   }
 
   private isOnceRelevant(wrapper: InstanceWrapper): boolean {

@@ -5,6 +5,7 @@ export {
   RAW_PAYLOAD,
   isAdmissionSink,
 } from './admission-ticket';
+export { BareAdmission, type CommandSite, type PipelineScope } from './bare-admission';
 export { Admit } from './decorators/admit.decorator';
 export { Command } from './decorators/command.decorator';
 export { Query } from './decorators/query.decorator';

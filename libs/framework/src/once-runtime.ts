@@ -19,6 +19,7 @@ import {
 import { type JournalStore } from '@once/journal';
 import { ClusterNode } from '@once/cluster';
 import { type Subscription } from 'rxjs';
+import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
 import { type OnceAuthenticator } from './once-authenticator.interface';
@@ -57,6 +58,7 @@ export class OnceRuntime
   private replayProgressValue: ReplayProgress | undefined;
   /** Transport ids of the application's RPC servers (`undefined` for a strategy without one). */
   private readonly rpcTransports: unknown[] = [];
+  private bareAdmissions: Map<string, BareAdmission> | undefined;
 
   constructor(
     @Inject(ONCE_MODULE_OPTIONS) readonly options: OnceModuleOptions,
@@ -91,6 +93,17 @@ export class OnceRuntime
   foreignHandlerError(): ForeignHandlerError | undefined {
     const others = this.rpcTransports.filter((transport) => transport !== ONCE_TRANSPORT).length;
     return foreignHandlerError(this.explorer.foreignHandlers(), others);
+  }
+
+  /**
+   * The admission of the @Command answering `route` without NestJS's
+   * pipeline, when that pipeline holds nothing but once's own pieces (see
+   * {@link BareAdmission}). Found at the first call, which the gateway makes
+   * at its first command, after NestJS registered the handlers.
+   */
+  bareAdmission(route: string): BareAdmission | undefined {
+    this.bareAdmissions ??= this.explorer.bareAdmissions();
+    return this.bareAdmissions.get(route);
   }
 
   /** Resolves with the engine once the data directory is open (module init); rejects if it cannot open. */

@@ -51,13 +51,16 @@ export class GatewayConnection implements ConnectionView {
   /** Frames in arrival order; a framing failure is queued after the frames before it. */
   private readonly queue: Array<Frame | FramingFailure> = [];
   private processing = false;
-  private corked = false;
+  /** Frames sent during this turn, written together at its end. */
+  private turnFrames: Buffer[] = [];
   /** False once a framing check failed or a close began: no more bytes are decoded. */
   private reading = true;
   /** A close began: no more frames are handled. */
   private closing = false;
   private closedValue = false;
 
+  /** A turn's frames up to this many bytes in all are copied into one write. */
+  private static readonly TURN_CONCAT_BYTES_MAX = 65_536;
   /** Frames waiting beyond this many pause the socket. */
   private static readonly QUEUE_HIGH_WATER = 64;
   /**
@@ -109,27 +112,45 @@ export class GatewayConnection implements ConnectionView {
    */
   send(frame: Buffer): void {
     if (this.closedValue) return;
-    if (!this.corked) {
+    if (this.turnFrames.length === 0) {
       if (this.socket.writableLength > this.host.writeBufferBytesMax) {
         // The peer does not read its replies; holding them would hold the node's memory.
         this.destroy();
         return;
       }
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
+      process.nextTick(this.flushTurn);
     }
-    this.socket.write(frame);
+    this.turnFrames.push(frame);
   }
+
+  /**
+   * Writes this turn's frames as one buffer: one stream write and one
+   * buffer for the kernel instead of one of each per frame (a group
+   * commit answers many requests of a connection in the same turn).
+   */
+  private readonly flushTurn = (): void => {
+    const frames = this.turnFrames;
+    if (frames.length === 0) return;
+    this.turnFrames = [];
+    if (this.closedValue || this.socket.writableEnded) return;
+    let bytes = 0;
+    for (const frame of frames) bytes += frame.length;
+    if (frames.length > 1 && bytes <= GatewayConnection.TURN_CONCAT_BYTES_MAX) {
+      this.socket.write(Buffer.concat(frames, bytes));
+      return;
+    }
+    // Large replies are not copied again: the stream takes them as they are.
+    this.socket.cork();
+    for (const frame of frames) this.socket.write(frame);
+    this.socket.uncork();
+  };
 
   /** Sends `frame`, then closes once it is flushed; reads nothing more. */
   sendAndClose(frame: Buffer): void {
     if (this.closedValue || this.closing) return;
     this.stopIntake();
     this.closing = true;
+    this.flushTurn();
     this.socket.end(frame);
     this.awaitPeerClose();
   }
@@ -138,6 +159,7 @@ export class GatewayConnection implements ConnectionView {
     if (this.closedValue) return;
     this.stopIntake();
     this.closing = true;
+    this.flushTurn();
     this.socket.end();
     this.awaitPeerClose();
   }
@@ -146,6 +168,7 @@ export class GatewayConnection implements ConnectionView {
     if (this.closedValue) return;
     this.stopIntake();
     this.closing = true;
+    this.turnFrames = [];
     this.socket.destroy();
   }
 

@@ -95,7 +95,9 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
       options.pendingEntriesMax,
       () => this.engineValue?.journal.pendingCount ?? 0,
     );
-    const pipeline = new HandlerPipeline(handlers);
+    const pipeline = new HandlerPipeline(handlers, undefined, (route) =>
+      runtime.bareAdmission(route),
+    );
     this.registers = new RegisterAdmission(this, runtime, this.room, this.router, {
       failedPerConnection: options.registerFailuresPerConnectionMax,
       failedPerAddressPerMinute: options.registerFailuresPerAddressPerMinuteMax,

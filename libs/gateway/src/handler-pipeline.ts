@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { type MessageHandler, RpcException } from '@nestjs/microservices';
 import { CommandError, describeError, newErrorId } from '@once/engine';
 import {
+  type BareAdmission,
   type OnceRpcContext,
   ONCE_PATTERN_KIND,
   ONCE_PATTERN_ROUTE,
@@ -53,11 +54,35 @@ const NEST_UNKNOWN_ERROR = 'Internal server error';
  * tells its failures apart.
  */
 export class HandlerPipeline {
+  /** Each command handler's bare admission, or null when NestJS must run its pipeline. */
+  private readonly bare = new Map<MessageHandler, BareAdmission | null>();
+
   constructor(
     private readonly handlers: HandlerSource,
     /** Where {@link refusalOf} logs the failures it answers with an error id. */
     readonly failureLog: FailureLog = new Logger('OnceGateway'),
+    /**
+     * The bare admission of a command route (`OnceRuntime.bareAdmission`).
+     * Default: none; every command runs its NestJS pipeline.
+     */
+    private readonly bareAdmissionOf: (route: string) => BareAdmission | undefined = () =>
+      undefined,
   ) {}
+
+  /**
+   * How `handler`'s command is admitted: its {@link BareAdmission} when its
+   * pipeline holds nothing but once's own pieces (the same outcome without
+   * NestJS's machinery), else undefined: {@link run} it.
+   */
+  bareAdmission(handler: MessageHandler): BareAdmission | undefined {
+    let bare = this.bare.get(handler);
+    if (bare === undefined) {
+      const route = this.routeOf(handler);
+      bare = (route !== undefined ? this.bareAdmissionOf(route) : undefined) ?? null;
+      this.bare.set(handler, bare);
+    }
+    return bare ?? undefined;
+  }
 
   /** The handler registered for `pattern` as a @Command or a @Query, if any. */
   handlerFor(pattern: string, kind: 'command' | 'query'): MessageHandler | undefined {

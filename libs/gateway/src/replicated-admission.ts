@@ -1,5 +1,6 @@
 import {
   type ApplyOutcome,
+  type CommandBody,
   EngineUnavailableError,
   encodeCommandBody,
   inFlightNotReady,
@@ -7,7 +8,7 @@ import {
 } from '@once/engine';
 import {
   AdmissionTicket,
-  type GatewayException,
+  GatewayException,
   NotBoundException,
   type OnceRpcContext,
   RAW_PAYLOAD,
@@ -152,11 +153,12 @@ export class ReplicatedAdmission {
     let appended = false;
     try {
       return await this.flights.serialize(client, async () => {
-        const body =
+        const admitted =
           request.operation === Operation.Command
             ? await this.admitCommand(request, binding, context)
-            : Buffer.alloc(0);
-        if (!Buffer.isBuffer(body)) return body;
+            : { body: Buffer.alloc(0) };
+        if (admitted instanceof GatewayException) return admitted;
+        const { body, decoded } = admitted;
         const kind = request.operation === Operation.Command ? EntryKind.Command : EntryKind.Logout;
         const draft = {
           kind,
@@ -167,7 +169,7 @@ export class ReplicatedAdmission {
           requestChecksum: checksum,
           body,
         };
-        appended = this.append(connection, frame, draft);
+        appended = this.append(connection, frame, draft, decoded);
         return undefined;
       });
     } finally {
@@ -182,9 +184,14 @@ export class ReplicatedAdmission {
    * mode an entry must fit one NATS message, which can be smaller than a
    * frame; a retry would be refused the same way, so it is not invited).
    */
-  private append(connection: GatewayConnection, frame: Frame, draft: EntryDraft): boolean {
+  private append(
+    connection: GatewayConnection,
+    frame: Frame,
+    draft: EntryDraft,
+    decoded: CommandBody | undefined,
+  ): boolean {
     try {
-      this.host.engine.submit(draft);
+      this.host.engine.submit(draft, undefined, undefined, decoded);
       return true;
     } catch (error) {
       if (error instanceof InvalidEntryError) {
@@ -214,7 +221,7 @@ export class ReplicatedAdmission {
     request: CommandRequest,
     binding: SessionBinding,
     context: OnceRpcContext,
-  ): Promise<Buffer | GatewayException> {
+  ): Promise<AdmittedBody | GatewayException> {
     const { data } = request;
     const handler = this.pipeline.handlerFor(request.pattern, 'command');
     // An object pattern is journaled under the route its handler answers to.
@@ -231,11 +238,14 @@ export class ReplicatedAdmission {
         });
       }
       // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
-      return this.host.engine.prepareCommand(pattern, data, admission, rawBody);
+      return { body: await this.host.engine.prepareCommand(pattern, data, admission, rawBody) };
     }
     let payload: unknown;
+    const bare = this.pipeline.bareAdmission(handler);
     try {
-      const value = await this.pipeline.run(handler, data, context);
+      const value = bare
+        ? bare.run(data, context)
+        : await this.pipeline.run(handler, data, context);
       // The stub hands the ticket to the context; an interceptor that mapped
       // the pipeline's value cannot lose it.
       const ticket = context.admission ?? (value instanceof AdmissionTicket ? value : undefined);
@@ -251,12 +261,12 @@ export class ReplicatedAdmission {
       const failureLog = this.pipeline.failureLog;
       return refusalBody(pattern, refusalOf(error, context, 'ADMISSION_REFUSED', failureLog));
     }
-    return this.host.engine.prepareCommand(
-      pattern,
-      payload,
-      admission,
-      payload === data ? rawBody : undefined,
-    );
+    const asSent = payload === data ? rawBody : undefined;
+    const body = await this.host.engine.prepareCommand(pattern, payload, admission, asSent);
+    // Journaled as sent and seen by no team code (no pipeline, no @Admit step):
+    // `data` is what decoding the journaled bytes gives, so apply need not parse them again.
+    const decoded = bare && asSent !== undefined && body === asSent ? { pattern, data } : undefined;
+    return { body, decoded };
   }
 
   /**
@@ -287,8 +297,14 @@ function answer(status: Status, message: string, watermark: number): Preflight {
   return { kind: 'answer', status, message, watermark };
 }
 
-function refusalBody(pattern: string, refusal: Refusal): Buffer {
-  return encodeCommandBody({ pattern, refusal });
+/** A COMMAND's entry body, and what decoding it gives when admission already knows (see `Engine.submit`). */
+interface AdmittedBody {
+  readonly body: Buffer;
+  readonly decoded?: CommandBody;
+}
+
+function refusalBody(pattern: string, refusal: Refusal): AdmittedBody {
+  return { body: encodeCommandBody({ pattern, refusal }) };
 }
 
 /** What the pipeline's pipes made of the data: the whole payload, and keyed replacements. */

@@ -32,11 +32,17 @@ export function attachSessionGuards(controller: object): void {
  * not without reading its message. Its value is the request's
  * `OnceRpcContext`, where a @Command's stub hands over its admission.
  */
-const OnceStage = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+function onceStage(_data: unknown, context: ExecutionContext): unknown {
   const rpc = context.switchToRpc().getContext<unknown>();
   if (rpc instanceof OnceRpcContext) rpc.guardsPassed = true;
   return rpc;
-});
+}
+const OnceStage = createParamDecorator(onceStage);
+
+/** Whether a parameter's NestJS factory is the stage parameter's (for `BareAdmission`). */
+export function isOnceStageFactory(factory: unknown): boolean {
+  return factory === onceStage;
+}
 
 /**
  * Appends the stage parameter to a once handler's parameters and returns its

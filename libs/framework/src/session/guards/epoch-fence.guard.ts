@@ -3,6 +3,7 @@ import { EpochAheadException } from '../exceptions/epoch-ahead.exception';
 import { type GatewayException } from '../exceptions/gateway.exception';
 import { InvalidRequestException } from '../exceptions/invalid-request.exception';
 import { SessionEvictedException } from '../exceptions/session-evicted.exception';
+import { type OnceRpcContext } from '../once-rpc-context';
 import { type FenceVerdict, fenceVerdict } from '../session-verdict';
 import { onceRequestOf } from './once-request';
 
@@ -23,10 +24,19 @@ export class EpochFenceGuard implements CanActivate {
     const request = onceRequestOf(context);
     if (request === 'not-once') return true;
     if (request === 'foreign') return false;
-    const verdict = fenceVerdict(request.sessionFacts());
-    if (verdict.kind === 'pass') return true;
-    throw request.refuseSession(fenceRefusal(verdict));
+    checkEpochFence(request);
+    return true;
   }
+}
+
+/**
+ * The rule of {@link EpochFenceGuard} for a once request: throws (and
+ * records) the fence's refusal. Also run directly by an admission that needs
+ * no NestJS pipeline (`BareAdmission`).
+ */
+export function checkEpochFence(request: OnceRpcContext): void {
+  const verdict = fenceVerdict(request.sessionFacts());
+  if (verdict.kind !== 'pass') throw request.refuseSession(fenceRefusal(verdict));
 }
 
 /** The exception that carries a fence verdict to the gateway. */

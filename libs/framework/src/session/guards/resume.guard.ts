@@ -1,5 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { NotBoundException } from '../exceptions/not-bound.exception';
+import { type OnceRpcContext } from '../once-rpc-context';
 import { resumeVerdict } from '../session-verdict';
 import { onceRequestOf } from './once-request';
 
@@ -26,11 +27,20 @@ export class ResumeGuard implements CanActivate {
     const request = onceRequestOf(context);
     if (request === 'not-once') return true;
     if (request === 'foreign') return false;
-    const verdict = resumeVerdict(request.sessionFacts());
-    if (verdict.kind === 'not-bound') throw request.refuseSession(new NotBoundException());
-    if (verdict.kind === 'resume') {
-      request.getGate().bindResumed(request.getConnection().id, verdict.binding);
-    }
+    checkResume(request);
     return true;
+  }
+}
+
+/**
+ * The rule of {@link ResumeGuard} for a once request: binds a resuming
+ * connection, throws (and records) NOT_BOUND. Also run directly by an
+ * admission that needs no NestJS pipeline (`BareAdmission`).
+ */
+export function checkResume(request: OnceRpcContext): void {
+  const verdict = resumeVerdict(request.sessionFacts());
+  if (verdict.kind === 'not-bound') throw request.refuseSession(new NotBoundException());
+  if (verdict.kind === 'resume') {
+    request.getGate().bindResumed(request.getConnection().id, verdict.binding);
   }
 }
