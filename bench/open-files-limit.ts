@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** What {@link ensureOpenFilesLimit} found or did. */
+/** The descriptor limit the bench and its children run with. */
 export interface OpenFilesLimit {
-  /** The soft limit before (Infinity: unlimited, or not Linux). */
-  readonly softBefore: number;
-  /** The soft limit the bench and its children run with. */
+  /** Infinity: unlimited, or not known (no /proc). */
   readonly soft: number;
   readonly hard: number;
 }
@@ -13,52 +10,29 @@ export interface OpenFilesLimit {
 const LIMIT_LINE = /^Max open files\s+(\S+)\s+(\S+)/m;
 
 /**
- * Makes sure this process, and so every child it spawns afterwards (children
- * inherit the limit), may hold `needed` open descriptors: a service with a
- * thousand connections holds a thousand sockets besides LevelDB's files.
- * Node cannot set a limit itself, so a soft limit below `needed` is raised
- * with util-linux's `prlimit --pid` up to the hard limit (no privilege
- * needed). Throws, saying what to run, when the hard limit is too low or
- * prlimit is missing. Outside Linux (no /proc) it checks nothing.
+ * Makes sure this process, and so every child it spawns (children inherit
+ * the limit), may hold `needed` open descriptors: a service with a thousand
+ * connections holds a thousand sockets besides LevelDB's files. Node raises
+ * its soft limit to the hard one when it starts, so only a hard limit below
+ * `needed` is a problem, and one only root can lift: the bench then stops
+ * at once, saying what to run, rather than failing a thousand connections
+ * later. Outside Linux (no /proc) it checks nothing.
  */
 export function ensureOpenFilesLimit(needed: number): OpenFilesLimit {
-  const before = readLimit();
-  if (!before) {
-    return { softBefore: Infinity, soft: Infinity, hard: Infinity };
-  }
-  if (before.soft >= needed) return { softBefore: before.soft, ...before };
-  if (before.hard < needed) {
-    throw new Error(
-      `open files: the hard limit ${before.hard} is below the ${needed} this bench needs; run it from a shell with \`ulimit -Hn ${needed}\` (as root) or a higher system limit`,
-    );
-  }
-  try {
-    execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${needed}:${before.hard}`], {
-      stdio: 'pipe',
-    });
-  } catch (error) {
-    throw new Error(
-      `open files: the soft limit ${before.soft} is below the ${needed} this bench needs and prlimit could not raise it (${String(error)}); run \`ulimit -n ${needed}\` first`,
-    );
-  }
-  const after = readLimit();
-  if (!after || after.soft < needed) {
-    throw new Error(
-      `open files: the soft limit is still ${after?.soft}; run \`ulimit -n ${needed}\` first`,
-    );
-  }
-  return { softBefore: before.soft, ...after };
-}
-
-function readLimit(): { soft: number; hard: number } | undefined {
   let text: string;
   try {
     text = readFileSync('/proc/self/limits', 'utf8');
   } catch {
-    return undefined;
+    return { soft: Infinity, hard: Infinity };
   }
   const match = LIMIT_LINE.exec(text);
-  if (!match) return undefined;
+  if (!match) return { soft: Infinity, hard: Infinity };
   const parse = (value: string) => (value === 'unlimited' ? Infinity : Number(value));
-  return { soft: parse(match[1]), hard: parse(match[2]) };
+  const limit = { soft: parse(match[1]), hard: parse(match[2]) };
+  if (limit.soft < needed) {
+    throw new Error(
+      `open files: the limit is ${limit.soft} (hard ${limit.hard}), below the ${needed} this bench needs; raise it (\`ulimit -n ${needed}\`, as root if the hard limit is lower) and run the bench again`,
+    );
+  }
+  return limit;
 }

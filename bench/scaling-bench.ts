@@ -48,9 +48,6 @@ export async function runScalingBench(
   const openFiles = ensureOpenFilesLimit(
     Math.max(...plan.connections, plan.fillConnections) + OPEN_FILES_BESIDES_CONNECTIONS,
   );
-  if (openFiles.soft !== openFiles.softBefore) {
-    log(`open files: soft limit raised from ${openFiles.softBefore} to ${openFiles.soft}`);
-  }
 
   log(
     `throughput at ${plan.connections.join(', ')} connections × depth ${options.depth}, ${plan.rounds} rounds (setting up ${Math.max(...plan.connections)} sessions first)`,

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { nonNegativeInteger, positiveInteger } from './cli-numbers';
-import { runClosedLoop } from './load-drivers';
+import { runClosedLoop, runFixedCount } from './load-drivers';
 import { type LatencySummary } from './latency-samples';
 import { OnceLoadConnection } from './once-load-connection';
 import { PhasedLoadStats } from './phased-load-stats';
@@ -26,7 +26,10 @@ export interface ScalingLoadReport {
   readonly connectionsOpened: number;
   /** Time to open, REGISTER and set up all of them. */
   readonly setupMs: number;
+  /** The closed-loop windows (none with `--requests`). */
   readonly points: readonly ScalingLoadPoint[];
+  /** `--requests`: the fixed-count fill over all the sessions. */
+  readonly fill?: { readonly requests: number; readonly requestsPerSecond: number };
 }
 
 /** The administrator the reference service creates with a new data directory. */
@@ -50,7 +53,10 @@ const DRAIN_POLL_MS = 5;
  * (ascending in even rounds, descending in odd ones, so that neither end
  * always runs first), waiting for every answer between two windows.
  * Sessions are set up once because a REGISTER costs a scrypt; the unused
- * ones stay open and idle. Prints one {@link ScalingLoadReport} line.
+ * ones stay open and idle. With `--requests` it fills a journal instead:
+ * that many requests over all the sessions, `--depth` in flight each (the
+ * plain load generator sets up all its sessions at once, which a thousand
+ * scrypts would not survive). Prints one {@link ScalingLoadReport} line.
  */
 async function main(): Promise<void> {
   const options = new Command()
@@ -59,9 +65,10 @@ async function main(): Promise<void> {
     .requiredOption('--connections <counts>', 'comma-separated connection counts', countList)
     .requiredOption('--depth <count>', 'requests in flight per connection', positiveInteger)
     .requiredOption('--payload-bytes <bytes>', 'JSON bytes of each payload', positiveInteger)
-    .requiredOption('--warmup-ms <ms>', 'warm-up before each window', nonNegativeInteger)
-    .requiredOption('--duration-ms <ms>', 'each measurement window', positiveInteger)
-    .requiredOption('--rounds <count>', 'rounds over all connection counts', positiveInteger)
+    .option('--warmup-ms <ms>', 'warm-up before each window', nonNegativeInteger, 0)
+    .option('--duration-ms <ms>', 'each measurement window', positiveInteger, 1000)
+    .option('--rounds <count>', 'rounds over all connection counts', positiveInteger, 1)
+    .option('--requests <count>', 'fill: this many requests instead of windows', positiveInteger)
     .parse(process.argv)
     .opts<{
       host: string;
@@ -72,6 +79,7 @@ async function main(): Promise<void> {
       warmupMs: number;
       durationMs: number;
       rounds: number;
+      requests?: number;
     }>();
 
   const stats = new PhasedLoadStats();
@@ -94,6 +102,22 @@ async function main(): Promise<void> {
     );
   }
   const setupMs = performance.now() - setupStartMs;
+  if (options.requests !== undefined) {
+    const fillStartMs = performance.now();
+    await runFixedCount(opened, options.depth, options.requests);
+    const elapsedMs = performance.now() - fillStartMs;
+    for (const connection of opened) connection.close();
+    const { completed, errors } = stats.report();
+    if (errors > 0) throw new Error(`${errors} fill requests failed`);
+    const report: ScalingLoadReport = {
+      connectionsOpened: total,
+      setupMs,
+      points: [],
+      fill: { requests: completed, requestsPerSecond: (completed * 1000) / elapsedMs },
+    };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
 
   const ascending = [...options.connections].sort((a, b) => a - b);
   const points: ScalingLoadPoint[] = [];

@@ -30,7 +30,7 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     sessions: [10_000, 100_000, 1_000_000],
     journalOps: [100_000, 1_000_000, 5_000_000],
     restartRepeats: 3,
-    fillConnections: 64,
+    fillConnections: 256,
   },
   quick: {
     connections: [1, 16, 64, 256, 1024],
@@ -38,7 +38,7 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     sessions: [10_000, 100_000, 300_000],
     journalOps: [100_000, 300_000, 1_000_000],
     restartRepeats: 3,
-    fillConnections: 64,
+    fillConnections: 256,
   },
   smoke: {
     connections: [1, 4, 16],

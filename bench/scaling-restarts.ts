@@ -1,11 +1,17 @@
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchContext } from './bench-context';
-import { runLoad } from './load-runner';
+import { runBenchChild } from './bench-children';
+import { type ScalingLoadReport } from './scaling-load';
 import { OnceService, type ReplayReport } from './once-service';
 import { type ScalingPlan } from './scaling-plan';
 import { median } from './stats';
 import { type StopSnapshot, writeStopSnapshot } from './stop-snapshot';
+
+/** A fill is sized in ops, not time: even this rate must be able to finish it. */
+const FILL_OPS_PER_SECOND_FLOOR = 1000;
+/** Setting up a thousand sessions (a scrypt each) on a busy machine. */
+const SETUP_ALLOWANCE_MS = 600_000;
 
 /** Restarts of one data directory at one journal length. */
 export interface ScalingRestartCase {
@@ -39,9 +45,10 @@ export interface ScalingRestartPoint {
  * a copy of the directory is booted once and stopped gracefully, which
  * writes a snapshot at the journal's end as an operator's restart does, and
  * the copy is restarted as many times (the replay starts at the snapshot).
- * The fill runs `fillConnections` connections of the usual closed loop
- * (depth and payload as for the throughput figures): more connections make
- * bigger group commits, so the fill goes faster with the very same entries.
+ * The fill is a scaling-load child with `fillConnections` sessions of the
+ * usual closed loop (depth and payload as for the throughput figures): more
+ * connections make bigger group commits, so the fill goes faster with the
+ * very same entries.
  */
 export async function measureScalingRestarts(
   context: BenchContext,
@@ -56,10 +63,6 @@ export async function measureScalingRestarts(
     adminPassword: context.adminPassword,
     snapshotEveryOps: 0,
   };
-  const fillContext: BenchContext = {
-    ...context,
-    options: { ...context.options, connections: plan.fillConnections },
-  };
   const points: ScalingRestartPoint[] = [];
   try {
     // Length 0 first: a directory holding only its genesis entries, whose
@@ -73,16 +76,31 @@ export async function measureScalingRestarts(
           const setupOps = 2 * plan.fillConnections;
           const startOp = filling.readyPing.commit;
           const requests = Math.max(plan.fillConnections, targetOps - startOp - setupOps);
-          const report = await runLoad(
-            'once',
-            filling.port,
-            { kind: 'fixed', requests },
-            fillContext,
+          const report = await runBenchChild<ScalingLoadReport>(
+            context.build,
+            'scaling-load',
+            [
+              '--port',
+              String(filling.port),
+              '--connections',
+              String(plan.fillConnections),
+              '--depth',
+              String(context.options.depth),
+              '--payload-bytes',
+              String(context.options.payloadBytes),
+              '--requests',
+              String(requests),
+            ],
+            {
+              env: { ONCE_ADMIN_PASSWORD: context.adminPassword },
+              timeoutMs: (requests * 1000) / FILL_OPS_PER_SECOND_FLOOR + SETUP_ALLOWANCE_MS,
+            },
           );
+          const requestsPerSecond = report.fill!.requestsPerSecond;
           const filledOps = await filling.commitOp();
-          fill = { ops: filledOps - startOp, requestsPerSecond: report.requestsPerSecond };
+          fill = { ops: filledOps - startOp, requestsPerSecond };
           context.log(
-            `  filled to ${filledOps} ops at ${Math.round(report.requestsPerSecond)} req/s (${plan.fillConnections} connections)`,
+            `  filled to ${filledOps} ops at ${Math.round(requestsPerSecond)} req/s (${plan.fillConnections} connections)`,
           );
         }
       } finally {
