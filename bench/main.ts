@@ -31,8 +31,13 @@ async function main(): Promise<void> {
   const environment = environmentInfo();
   const startedMs = performance.now();
   const log = (line: string) => process.stdout.write(`${line}\n`);
+  // --scaling sets its own connection counts and rounds (scaling-plan.ts).
+  const shape = options.scaling
+    ? `depth ${options.depth}`
+    : `${options.connections} connections × depth ${options.depth}`;
+  const runs = options.scaling ? '' : `, ${options.runs} runs`;
   log(
-    `once ${options.cluster ? 'cluster ' : options.scaling ? 'scaling ' : ''}bench (${options.profile}): ${options.connections} connections × depth ${options.depth}, payload ${options.payloadBytes} B, ${options.runs} runs; node ${environment.node}, ${environment.cpuCount} CPUs`,
+    `once ${options.cluster ? 'cluster ' : options.scaling ? 'scaling ' : ''}bench (${options.profile}): ${shape}, payload ${options.payloadBytes} B${runs}; node ${environment.node}, ${environment.cpuCount} CPUs`,
   );
   // Under the work directory's parent, not os.tmpdir(): /tmp is a tmpfs on
   // many systems, where fsync costs nothing and durable figures would lie.
