@@ -29,6 +29,8 @@ export interface MemoryRow {
   readonly snapshot_bytes_per_session: number;
   /** Snapshot growth from the previous size, per added session (first row: from 0). */
   readonly step_snapshot_bytes_per_session: number;
+  /** Capturing that snapshot: the main thread encodes the whole state at once. */
+  readonly snapshot_capture_ms: number;
 }
 
 /** One journal length. */
@@ -101,6 +103,7 @@ function memoryRows(reports: readonly ScalingSessionsReport[]): MemoryRow[] {
       snapshot_bytes_per_session: report.snapshotBytes / report.sessions,
       step_snapshot_bytes_per_session:
         (report.snapshotBytes - (previous?.snapshotBytes ?? 0)) / added,
+      snapshot_capture_ms: report.snapshotCaptureMs,
     };
   });
 }

@@ -18,7 +18,15 @@ export function scalingTables(figures: ScalingFigures): string {
     ]),
   );
   const memory = formatTable(
-    ['sessions', 'B/session', 'step B/session', 'snapshot B', 'snapshot B/session', 'step'],
+    [
+      'sessions',
+      'B/session',
+      'step B/session',
+      'snapshot B',
+      'snapshot B/session',
+      'step',
+      'capture ms',
+    ],
     figures.memory_by_sessions.map((row) => [
       String(row.sessions),
       fixed(row.bytes_per_session, 0),
@@ -26,6 +34,7 @@ export function scalingTables(figures: ScalingFigures): string {
       String(row.snapshot_bytes),
       fixed(row.snapshot_bytes_per_session, 1),
       fixed(row.step_snapshot_bytes_per_session, 1),
+      fixed(row.snapshot_capture_ms, 0),
     ]),
   );
   const restart = formatTable(
