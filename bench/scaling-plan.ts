@@ -18,9 +18,9 @@ export interface ScalingPlan {
 
 /**
  * Default: the published sizes (1 to 1,024 connections; 10k, 100k and 1M
- * sessions; 100k, 1M and 5M ops), within about 20 minutes on 2 quiet cores.
+ * sessions; 100k, 1M and 5M ops): 23 minutes on 2 cores busy with other work.
  * Quick: smaller sessions and journals (10k/100k/300k sessions,
- * 100k/300k/1M ops), within about 4 minutes on 2 quiet cores. Smoke: tiny sizes for CI; its
+ * 100k/300k/1M ops): 10 minutes on 2 busy cores. Smoke: tiny sizes for CI; its
  * numbers only prove that every figure is produced.
  */
 const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
