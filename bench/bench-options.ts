@@ -10,6 +10,12 @@ export interface BenchOptions {
    */
   readonly cluster: boolean;
   /**
+   * `--scaling`: how cost grows (throughput by connections, memory by
+   * sessions, restart time by journal length; sizes in scaling-plan.ts)
+   * instead of the single-node figures.
+   */
+  readonly scaling: boolean;
+  /**
    * `--metrics`: each throughput run also measures the once closed loop with
    * the metrics listener on and scraped, for `ratio_metrics_on_vs_off`.
    */
@@ -35,7 +41,10 @@ export interface BenchOptions {
   readonly failoverKills: number;
 }
 
-type Profile = Omit<BenchOptions, 'profile' | 'cluster' | 'metrics' | 'out' | 'workDir'>;
+type Profile = Omit<
+  BenchOptions,
+  'profile' | 'cluster' | 'scaling' | 'metrics' | 'out' | 'workDir'
+>;
 
 /**
  * The three sizes. Default: the figures to publish (restart at 1,000,000
@@ -95,6 +104,8 @@ const MAX_DEPTH = 1024;
 export const DEFAULT_OUT = 'bench/results/latest.json';
 /** Where `--cluster` writes, unless `--out` says otherwise. */
 export const DEFAULT_CLUSTER_OUT = 'bench/results/cluster-latest.json';
+/** Where `--scaling` writes, unless `--out` says otherwise. */
+export const DEFAULT_SCALING_OUT = 'bench/results/scaling-latest.json';
 /** Next to the results (gitignored), on the repository's disk. */
 export const DEFAULT_WORK_DIR = 'bench/results';
 
@@ -106,10 +117,11 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--quick', 'small sizes (about 3 minutes on 2 cores; restart at 100k ops)')
     .option('--smoke', 'tiny sizes (under 30 s, for CI; under 60 s with --cluster)')
     .option('--cluster', 'cluster figures (3 NATS servers, 3 nodes) instead of single-node ones')
+    .option('--scaling', 'how cost grows: connections, sessions, journal length (own JSON file)')
     .option('--metrics', 'also measure the once closed loop with metrics on (scraped every second)')
     .option(
       '--out <file>',
-      `where to write the JSON results (default: ${DEFAULT_OUT}, ${DEFAULT_CLUSTER_OUT} with --cluster)`,
+      `where to write the JSON results (default: ${DEFAULT_OUT}, ${DEFAULT_CLUSTER_OUT} with --cluster, ${DEFAULT_SCALING_OUT} with --scaling)`,
     )
     .option('--work-dir <dir>', 'where data directories go (a disk, not a tmpfs)', DEFAULT_WORK_DIR)
     .option('--connections <count>', 'connections per load generator', positiveInteger)
@@ -123,6 +135,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       quick?: boolean;
       smoke?: boolean;
       cluster?: boolean;
+      scaling?: boolean;
       metrics?: boolean;
       out?: string;
       workDir: string;
@@ -140,12 +153,15 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   if (depth > MAX_DEPTH) throw new Error(`--depth must be at most ${MAX_DEPTH}`);
   const restartOps = flags.restartOps ?? preset.restartOps;
   const cluster = flags.cluster === true;
+  const scaling = flags.scaling === true;
+  if (cluster && scaling) throw new Error('--cluster and --scaling exclude each other');
   return {
     ...preset,
     profile,
     cluster,
+    scaling,
     metrics: flags.metrics === true,
-    out: flags.out ?? (cluster ? DEFAULT_CLUSTER_OUT : DEFAULT_OUT),
+    out: flags.out ?? (cluster ? DEFAULT_CLUSTER_OUT : scaling ? DEFAULT_SCALING_OUT : DEFAULT_OUT),
     workDir: flags.workDir,
     connections: flags.connections ?? preset.connections,
     depth,

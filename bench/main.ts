@@ -5,6 +5,7 @@ import { killAllChildren, runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
 import { computeFigures } from './bench-figures';
 import { runClusterBench } from './cluster-bench';
+import { runScalingBench } from './scaling-bench';
 import { parseBenchOptions } from './bench-options';
 import { snapshotBuild } from './build-snapshot';
 import { type BenchDocument, figuresTable, metricsRatioSamples } from './bench-report';
@@ -18,7 +19,7 @@ import { measureThroughputRuns } from './throughput-runs';
 const IDLE_SESSIONS_TIMEOUT_MS = 300_000;
 
 /**
- * `npm run bench [-- --quick | --smoke] [--cluster] [--out file] [...]`: the
+ * `npm run bench [-- --quick | --smoke] [--cluster | --scaling] [--out file] [...]`: the
  * benchmark suite of the once service, measured against NestJS's TCP
  * transport and bare LevelDB on the same machine in the same invocation
  * (`--cluster`: a cluster of three nodes, against bare JetStream). This process only
@@ -30,8 +31,13 @@ async function main(): Promise<void> {
   const environment = environmentInfo();
   const startedMs = performance.now();
   const log = (line: string) => process.stdout.write(`${line}\n`);
+  // --scaling sets its own connection counts and rounds (scaling-plan.ts).
+  const shape = options.scaling
+    ? `depth ${options.depth}`
+    : `${options.connections} connections × depth ${options.depth}`;
+  const runs = options.scaling ? '' : `, ${options.runs} runs`;
   log(
-    `once ${options.cluster ? 'cluster ' : ''}bench (${options.profile}): ${options.connections} connections × depth ${options.depth}, payload ${options.payloadBytes} B, ${options.runs} runs; node ${environment.node}, ${environment.cpuCount} CPUs`,
+    `once ${options.cluster ? 'cluster ' : options.scaling ? 'scaling ' : ''}bench (${options.profile}): ${shape}, payload ${options.payloadBytes} B${runs}; node ${environment.node}, ${environment.cpuCount} CPUs`,
   );
   // Under the work directory's parent, not os.tmpdir(): /tmp is a tmpfs on
   // many systems, where fsync costs nothing and durable figures would lie.
@@ -47,7 +53,9 @@ async function main(): Promise<void> {
     };
     const { document, table } = options.cluster
       ? await runClusterBench(context, environment)
-      : await runSingleNodeBench(context, environment);
+      : options.scaling
+        ? await runScalingBench(context, environment)
+        : await runSingleNodeBench(context, environment);
     const outFile = resolve(options.out);
     await mkdir(dirname(outFile), { recursive: true });
     await writeFile(outFile, `${JSON.stringify(document, null, 2)}\n`);

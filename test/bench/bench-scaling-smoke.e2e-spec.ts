@@ -1,0 +1,93 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ScalingBenchDocument } from '../../bench/scaling-bench';
+import { ROOT, runNodeProgram } from '../support/node-program';
+
+/** Built by `npm run build` (nest build bench), like the service the other e2e tests run. */
+const BENCH_MAIN = join(ROOT, 'dist/bench/main.js');
+/** Past this bound the bench and its children are killed; a scaling smoke run takes about 50 s. */
+const BENCH_BOUND_MS = 170_000;
+
+/** The smoke plan's sizes (bench/scaling-plan.ts). */
+const CONNECTIONS = [1, 4, 16];
+const SESSIONS = [1000, 2000, 4000];
+const JOURNAL_OPS = [1000, 2000, 4000];
+
+jest.setTimeout(BENCH_BOUND_MS + 10_000);
+
+/** Every value of `row` that is not a number other than NaN or ±Infinity, by key. */
+function nonFinite(row: object, allowNull: readonly string[] = []): string[] {
+  return Object.entries(row)
+    .filter(([key, value]) => !(allowNull.includes(key) && value === null))
+    .filter(([, value]) => typeof value !== 'number' || !Number.isFinite(value))
+    .map(([key]) => key);
+}
+
+describe('npm run bench -- --scaling --smoke', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'once-bench-scaling-smoke-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('given the built service, when the scaling bench runs, then every series has a figure at every size, with its slopes, in the JSON file and the printed table', async () => {
+    // Given / when
+    const out = join(dir, 'scaling-smoke.json');
+    const { exitCode, output } = await runNodeProgram(
+      BENCH_MAIN,
+      ['--scaling', '--smoke', '--out', out],
+      BENCH_BOUND_MS,
+    );
+
+    // Then: it succeeded and printed the three tables
+    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
+    for (const title of [
+      'throughput by connections',
+      'memory by idle sessions',
+      'restart by journal length',
+    ]) {
+      expect(output).toContain(title);
+    }
+    const results = JSON.parse(await readFile(out, 'utf8')) as ScalingBenchDocument;
+
+    // Throughput: a row per connection count, each figure measured
+    const throughput = results.throughput_by_connections;
+    expect(throughput.map((row) => row.connections)).toEqual(CONNECTIONS);
+    for (const row of throughput) expect({ row, bad: nonFinite(row) }).toMatchObject({ bad: [] });
+    expect(results.throughput.connectionsOpened).toBe(Math.max(...CONNECTIONS));
+
+    // Memory: a row per session count; the snapshot grows with every session
+    const memory = results.memory_by_sessions;
+    expect(memory.map((row) => row.sessions)).toEqual(SESSIONS);
+    for (const row of memory) expect({ row, bad: nonFinite(row) }).toMatchObject({ bad: [] });
+    for (const row of memory) expect(row.step_snapshot_bytes_per_session).toBeGreaterThan(0);
+
+    // Restart: the empty journal, then a row per length, filled to at least that length
+    const restart = results.restart_by_journal_ops;
+    expect(restart).toHaveLength(JOURNAL_OPS.length + 1);
+    JOURNAL_OPS.forEach((ops, index) =>
+      expect(restart[index + 1].journal_ops).toBeGreaterThanOrEqual(ops),
+    );
+    const slopes = ['step_us_per_1k_ops_without_snapshot', 'step_us_per_1k_ops_with_snapshot'];
+    expect(nonFinite(restart[0], slopes)).toEqual([]);
+    for (const row of restart.slice(1))
+      expect({ row, bad: nonFinite(row) }).toMatchObject({ bad: [] });
+
+    // The two cases are what they say: the whole journal replayed, or nothing after the snapshot
+    for (const point of results.restarts) {
+      expect(point.withoutSnapshot.replay).toMatchObject({
+        snapshotOp: 0,
+        totalEntries: point.withoutSnapshot.journalOps,
+      });
+      expect(point.withSnapshot.replay).toMatchObject({
+        snapshotOp: point.stopSnapshot.op,
+        totalEntries: 0,
+      });
+    }
+  });
+});
