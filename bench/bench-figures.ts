@@ -1,4 +1,4 @@
-import { type IdleSessionsReport } from './idle-sessions';
+import { type ScalingSessionsReport } from './scaling-sessions';
 import { PEER_FIGURE_SAMPLES, type PeerFigures } from './peer-figures';
 import { type RestartFigures } from './restart-run';
 import { median } from './stats';
@@ -33,7 +33,7 @@ export interface BenchFigures extends PeerFigures {
 export type FigureSamples = (
   runs: readonly ThroughputRun[],
   restarts: RestartFigures,
-  idle: readonly IdleSessionsReport[],
+  idle: readonly ScalingSessionsReport[],
 ) => readonly number[];
 
 function perRun(pick: (run: ThroughputRun) => number): FigureSamples {
@@ -82,7 +82,7 @@ export const FIGURE_SAMPLES: { readonly [K in keyof BenchFigures]: FigureSamples
 export function computeFigures(
   runs: readonly ThroughputRun[],
   restarts: RestartFigures,
-  idle: readonly IdleSessionsReport[],
+  idle: readonly ScalingSessionsReport[],
 ): BenchFigures {
   const figures = {} as Record<keyof BenchFigures, number>;
   for (const key of Object.keys(FIGURE_SAMPLES) as (keyof BenchFigures)[]) {

@@ -2,7 +2,7 @@ import { type BenchFigures, FIGURE_SAMPLES } from './bench-figures';
 import { type BenchOptions } from './bench-options';
 import { type EnvironmentInfo } from './environment-info';
 import { type DurablePeersReport } from './durable-peers';
-import { type IdleSessionsReport } from './idle-sessions';
+import { type ScalingSessionsReport } from './scaling-sessions';
 import { PEER_FORMATS } from './peer-figures';
 import { type RestartFigures } from './restart-run';
 import { formatTable } from './text-table';
@@ -19,7 +19,7 @@ export interface BenchDocument extends BenchFigures {
   readonly settings: Omit<BenchOptions, 'out'>;
   readonly runs: readonly ThroughputRun[];
   readonly restarts: RestartFigures;
-  readonly idleSessions: readonly IdleSessionsReport[];
+  readonly idleSessions: readonly ScalingSessionsReport[];
   /** The durable peers' servers and their exactly-once checks. */
   readonly peers: DurablePeersReport;
 }

@@ -11,7 +11,7 @@ import { snapshotBuild } from './build-snapshot';
 import { type BenchDocument, figuresTable, metricsRatioSamples } from './bench-report';
 import { type EnvironmentInfo, environmentInfo } from './environment-info';
 import { exitOnSignals } from './exit-on-signals';
-import { type IdleSessionsReport } from './idle-sessions';
+import { type ScalingSessionsReport } from './scaling-sessions';
 import { measureRestarts } from './restart-run';
 import { median } from './stats';
 import { measureThroughputRuns } from './throughput-runs';
@@ -80,12 +80,12 @@ async function runSingleNodeBench(
   const { runs, peers } = await measureThroughputRuns(context);
   log(`restarts at ${options.restartOps} ops`);
   const restarts = await measureRestarts(context);
-  const idleSessions: IdleSessionsReport[] = [];
+  const idleSessions: ScalingSessionsReport[] = [];
   for (let index = 0; index < options.runs; index++) {
     idleSessions.push(
-      await runBenchChild<IdleSessionsReport>(
+      await runBenchChild<ScalingSessionsReport>(
         context.build,
-        'idle-sessions',
+        'scaling-sessions',
         ['--dir', join(workDir, `idle-${index}`), '--sessions', String(options.idleSessions)],
         { nodeArgs: ['--expose-gc'], timeoutMs: IDLE_SESSIONS_TIMEOUT_MS },
       ),

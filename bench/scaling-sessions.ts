@@ -30,8 +30,8 @@ const USER_ID = 1;
 const GC_ROUNDS = 3;
 
 /**
- * Child entry, run with --expose-gc: the memory series of `--scaling` at one
- * size. Boots a OnceNode (no modules, snapshots off) on a directory of the
+ * Child entry, run with --expose-gc: `bytes_per_idle_session`, and the
+ * memory series of `--scaling` at one size. Boots a OnceNode (no modules, snapshots off) on a directory of the
  * bench, measures the heap after full GCs, journals `--sessions` REGISTER
  * drafts shaped like the gateway's through `engine.submit` (real synced
  * journal, table capacity exactly `--sessions`, so none is evicted), waits
