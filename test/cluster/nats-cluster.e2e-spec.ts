@@ -1,6 +1,10 @@
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { NatsCluster, eventually } from '@once/testing';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * The cluster harness of @once/testing, and the JetStream facts the
@@ -91,4 +95,42 @@ describe('given three nats-server processes routed into one JetStream cluster', 
     await cluster.restart(index);
     expect(cluster.running(index)).toBe(true);
   });
+});
+
+describe('given a nats-server that never becomes ready the first time it is started', () => {
+  let dir: string;
+  let cluster: NatsCluster | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'once-nats-stall-'));
+  });
+  afterAll(async () => {
+    await cluster?.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('when the cluster is started, then it is formed again on fresh ports and every server is ready', async () => {
+    // Given: a wrapper whose first run stalls silently (a cluster that never
+    // elects its metadata leader looks the same), then runs the real server.
+    const real = process.env.ONCE_NATS_SERVER_BIN ?? 'nats-server';
+    const marker = join(dir, 'stalled-once');
+    const wrapper = join(dir, 'nats-server-stalling-once');
+    await writeFile(
+      wrapper,
+      [
+        '#!/bin/sh',
+        `if [ "$1" != "--version" ] && [ ! -e '${marker}' ]; then : > '${marker}'; exec sleep 60; fi`,
+        `exec ${real} "$@"`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(wrapper, 0o755);
+
+    // When
+    cluster = await NatsCluster.start({ servers: 3, bin: wrapper, readyTimeoutMs: 10_000 });
+
+    // Then
+    expect(existsSync(marker)).toBe(true);
+    expect([0, 1, 2].map((index) => cluster!.running(index))).toEqual([true, true, true]);
+    expect([0, 1, 2].every((index) => cluster!.logs(index).includes('metadata leader'))).toBe(true);
+  }, 60_000);
 });
