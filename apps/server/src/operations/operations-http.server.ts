@@ -30,9 +30,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /**
  * The reference service's operations listener: `GET /metrics` (Prometheus
  * text), `GET /health/live` and `GET /health/ready` (terminus's JSON, 200 or
- * 503), and with the journal feed on, `GET /journal` (see {@link JournalFeed}). Served by node's `http` module calling terminus's
+ * 503), and with the journal feed on, `GET /journal` (see
+ * {@link JournalFeed}). Served by node's `http` module calling terminus's
  * `HealthCheckService`: the service is a NestJS microservice with no HTTP
- * platform, and three read-only routes do not justify adding Express.
+ * platform, and a few read-only routes do not justify adding Express.
  *
  * It listens at module init, before the journal replays (which starts at
  * application bootstrap), so readiness answers 503 throughout the replay;
