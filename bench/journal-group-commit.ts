@@ -3,11 +3,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENTRY_HEADER_BYTES, EntryKind, type EntryDraft, JournalStore } from '@once/journal';
 import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
-import { Command } from 'commander';
-import { nonNegativeInteger, positiveInteger } from './cli-numbers';
 import { LatencySamples } from './latency-samples';
 import { readLevelDbActivity } from './leveldb-info-log';
-import { arrivalTimes, offerArrivals } from './open-loop-arrivals';
+import { arrivalTimes, offerArrivals, openLoopDiskOptions } from './open-loop-arrivals';
 import { type RawGroupCommitReport } from './raw-level-group-commit';
 
 /**
@@ -20,20 +18,7 @@ import { type RawGroupCommitReport } from './raw-level-group-commit';
  * service's main thread.
  */
 async function main(): Promise<void> {
-  const options = new Command()
-    .requiredOption('--dir <dir>', 'a data directory (removed afterwards)')
-    .requiredOption('--rate-per-second <n>', 'requests offered per second', positiveInteger)
-    .requiredOption('--value-bytes <bytes>', 'bytes per stored entry', positiveInteger)
-    .option('--warmup-ms <ms>', 'warm-up', nonNegativeInteger, 1000)
-    .option('--duration-ms <ms>', 'measurement window', positiveInteger, 5000)
-    .parse(process.argv)
-    .opts<{
-      dir: string;
-      ratePerSecond: number;
-      valueBytes: number;
-      warmupMs: number;
-      durationMs: number;
-    }>();
+  const options = openLoopDiskOptions(process.argv, 'a data directory (removed afterwards)');
   const store = await JournalStore.open(options.dir);
   try {
     const report = await measure(store, options);

@@ -1,3 +1,6 @@
+import { Command } from 'commander';
+import { nonNegativeInteger, positiveInteger } from './cli-numbers';
+
 /** Arrivals are generated on this timer period, like the load generator's open loop. */
 const TICK_MS = 1;
 
@@ -42,4 +45,25 @@ export function offerArrivals(
       arrive(due, nowMs);
     }, TICK_MS);
   });
+}
+
+/** The command line of the open-loop disk children (raw-level-group-commit, journal-group-commit). */
+export interface OpenLoopDiskOptions {
+  readonly dir: string;
+  readonly ratePerSecond: number;
+  readonly valueBytes: number;
+  readonly warmupMs: number;
+  readonly durationMs: number;
+}
+
+/** Parses `argv` as both open-loop disk children take it; `dirHelp` says what `--dir` holds. */
+export function openLoopDiskOptions(argv: readonly string[], dirHelp: string): OpenLoopDiskOptions {
+  return new Command()
+    .requiredOption('--dir <dir>', dirHelp)
+    .requiredOption('--rate-per-second <n>', 'requests offered per second', positiveInteger)
+    .requiredOption('--value-bytes <bytes>', 'bytes per stored entry', positiveInteger)
+    .option('--warmup-ms <ms>', 'warm-up', nonNegativeInteger, 1000)
+    .option('--duration-ms <ms>', 'measurement window', positiveInteger, 5000)
+    .parse([...argv])
+    .opts<OpenLoopDiskOptions>();
 }

@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { Command } from 'commander';
-import { nonNegativeInteger, positiveInteger } from './cli-numbers';
 import { LatencySamples, type LatencySummary } from './latency-samples';
 import { type LevelDbActivity, readLevelDbActivity } from './leveldb-info-log';
-import { arrivalTimes, offerArrivals } from './open-loop-arrivals';
+import { arrivalTimes, offerArrivals, openLoopDiskOptions } from './open-loop-arrivals';
 
 /** The JSON line raw-level-group-commit prints. */
 export interface RawGroupCommitReport {
@@ -42,20 +40,10 @@ interface Group {
  * no network, no encoding, no apply, so what is left is LevelDB and the disk.
  */
 async function main(): Promise<void> {
-  const options = new Command()
-    .requiredOption('--dir <dir>', 'a directory for the database (removed afterwards)')
-    .requiredOption('--rate-per-second <n>', 'requests offered per second', positiveInteger)
-    .requiredOption('--value-bytes <bytes>', 'bytes per entry value', positiveInteger)
-    .option('--warmup-ms <ms>', 'warm-up', nonNegativeInteger, 1000)
-    .option('--duration-ms <ms>', 'measurement window', positiveInteger, 5000)
-    .parse(process.argv)
-    .opts<{
-      dir: string;
-      ratePerSecond: number;
-      valueBytes: number;
-      warmupMs: number;
-      durationMs: number;
-    }>();
+  const options = openLoopDiskOptions(
+    process.argv,
+    'a directory for the database (removed afterwards)',
+  );
 
   const leveldb = join(options.dir, 'leveldb');
   const db = new ClassicLevel<Buffer, Buffer>(leveldb, {

@@ -5,8 +5,6 @@ import { JournalCompactedError, type JournalStore } from '@once/journal';
 export const JOURNAL_PAGE_ENTRIES_MAX = 1000;
 /** Longest a request may wait for new entries (`wait_ms`), below common proxy idle timeouts. */
 export const JOURNAL_WAIT_MS_MAX = 30_000;
-/** How often a waiting request looks at the journal's durable op. */
-const WAIT_POLL_MS = 50;
 
 /** One answer of `GET /journal`: its JSON body. */
 export interface JournalPage {
@@ -37,9 +35,9 @@ export interface JournalPageQuery {
  * uses on stopped directories: credentials never leave the process.
  *
  * Only durable entries are served: an entry shown by a tail survives a
- * crash. A request with nothing new long-polls (up to `waitMs`), so a
- * follower sees an entry within {@link WAIT_POLL_MS} of its fsync without
- * hammering the node.
+ * crash. A request with nothing new long-polls (up to `waitMs`), woken by
+ * the journal's own durable notice, so a follower sees an entry as soon as it
+ * is synced without hammering the node.
  */
 export class JournalFeed {
   constructor(private readonly journal: () => JournalStore) {}
@@ -63,16 +61,27 @@ export class JournalFeed {
   }
 
   /** Resolves once `op` is durable, `waitMs` passed, or `signal` aborted (the client left). */
-  private async waitFor(
+  private waitFor(
     journal: JournalStore,
     op: number,
     waitMs: number,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const deadline = Date.now() + waitMs;
-    while (journal.durableOp < op && Date.now() < deadline && !signal?.aborted) {
-      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
-    }
+    if (journal.durableOp >= op || waitMs === 0 || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      // The journal says when a group is durable: no timer polls it meanwhile.
+      const unsubscribe = journal.onDurable(() => {
+        if (journal.durableOp >= op) done();
+      });
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 }
 
