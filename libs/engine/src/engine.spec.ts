@@ -1,7 +1,7 @@
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
-import { EntryKind } from '@once/journal';
+import { EntryKind, SUBLEVEL_NAMES } from '@once/journal';
 import {
   Command,
   EvictionReason,
@@ -400,7 +400,7 @@ describe('Engine (the apply path)', () => {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
     });
-    const snapshots = db.sublevel<Buffer, Buffer>('snapshot', {
+    const snapshots = db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
     });

@@ -1,4 +1,4 @@
-import { JournalCorruptionError } from '@once/journal';
+import { JournalCorruptionError, SUBLEVEL_NAMES } from '@once/journal';
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
@@ -167,7 +167,10 @@ async function dropSnapshots(dir: string): Promise<void> {
   await db.open();
   try {
     await db
-      .sublevel<Buffer, Buffer>('snapshot', { keyEncoding: 'buffer', valueEncoding: 'buffer' })
+      .sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, {
+        keyEncoding: 'buffer',
+        valueEncoding: 'buffer',
+      })
       .clear();
   } finally {
     await db.close();

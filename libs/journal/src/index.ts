@@ -6,6 +6,7 @@ export { type Journal } from './journal-port';
 export { type BatchWrittenListener, JournalStore, type JournalStoreOptions } from './journal-store';
 export { type SnapshotRecord } from './snapshot-codec';
 export { FORMAT_VERSION, type NodeMeta } from './node-meta';
+export { SUBLEVEL_NAMES } from './leveldb-layout';
 export { NODE_SECRET_BYTES } from './node-secret';
 export { wallClockNs } from './wall-clock';
 export { DataDirectoryIncompleteError } from './data-directory-incomplete.error';

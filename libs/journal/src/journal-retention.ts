@@ -1,11 +1,6 @@
-import { type AbstractSublevel } from 'abstract-level';
-import { type ClassicLevel } from 'classic-level';
+import { type JournalLevel, type Level, type MetaLevel } from './leveldb-layout';
 import { encodeOpKey } from './op-key';
 import { type SnapshotRecord } from './snapshot-codec';
-
-type Level = ClassicLevel<Buffer, Buffer>;
-type JournalLevel = AbstractSublevel<Level, string | Buffer | Uint8Array, Buffer, Buffer>;
-type MetaLevel = AbstractSublevel<Level, string | Buffer | Uint8Array, string, string>;
 
 /**
  * The meta sublevel's key for the journal's first op once compacted: ops

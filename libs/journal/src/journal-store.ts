@@ -1,4 +1,3 @@
-import { type AbstractSublevel } from 'abstract-level';
 import { ClassicLevel } from 'classic-level';
 import { DataDirectoryInUseError } from './data-directory-in-use.error';
 import {
@@ -19,6 +18,15 @@ import { JournalClosedError } from './journal-closed.error';
 import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
 import { type Journal } from './journal-port';
+import { upgradeFromFormat1 } from './format-upgrade';
+import {
+  type JournalLevel,
+  type Level,
+  levelLayout,
+  type MetaLevel,
+  metaSublevel,
+  type SnapshotLevel,
+} from './leveldb-layout';
 import {
   type CompactionResult,
   type CompactionTarget,
@@ -28,6 +36,8 @@ import {
   retentionStart,
 } from './journal-retention';
 import {
+  FORMAT_VERSION,
+  META_KEY,
   newNodeMeta,
   type NodeMeta,
   parseNodeMeta,
@@ -39,7 +49,7 @@ import { createNodeSecret, readNodeSecret } from './node-secret';
 import { NodeSecretMismatchError } from './node-secret-mismatch.error';
 import { OP_KEY_BYTES, decodeOpKey, encodeOpKey } from './op-key';
 import { type SnapshotRecord } from './snapshot-codec';
-import { type SnapshotLevel, SnapshotStore } from './snapshot-store';
+import { SnapshotStore } from './snapshot-store';
 import { nextTimestamp, stampEntry } from './stamped-entry';
 import { wallClockNs } from './wall-clock';
 
@@ -101,11 +111,6 @@ export interface JournalStoreOptions {
 /** Told of one group's batch write: its entries and the write's duration in ms. */
 export type BatchWrittenListener = (entryCount: number, writeMs: number) => void;
 
-type Level = ClassicLevel<Buffer, Buffer>;
-type LevelFormat = string | Buffer | Uint8Array;
-type JournalLevel = AbstractSublevel<Level, LevelFormat, Buffer, Buffer>;
-type MetaLevel = AbstractSublevel<Level, LevelFormat, string, string>;
-
 /**
  * One journal put as LevelDB's batch takes it: the key already carries the
  * journal sublevel's prefix, the value is the encoded entry.
@@ -135,7 +140,6 @@ interface JournalTail {
   readonly lastTimestamp: bigint;
 }
 
-const META_KEY = 'meta';
 const DEFAULT_READ_BATCH_SIZE = 1024;
 const DEFAULT_SNAPSHOTS_KEPT = 2;
 const DEFAULT_COMPACT_BATCH_KEYS = 10_000;
@@ -154,7 +158,8 @@ const TRUNCATE_CHUNK_SIZE = 1024;
  * stop: after one failed write it accepts nothing until it is reopened, since
  * it can no longer tell which ops reached the disk.
  *
- * Data directory layout: `leveldb/` (sublevels `journal`, `snapshot`, `meta`)
+ * Data directory layout: `leveldb/` (sublevels `.meta`, `.snapshot`, `journal`:
+ * see {@link SUBLEVEL_NAMES} for why in that order)
  * and `node-secret` (32 random bytes, mode 0600).
  *
  * It is the single-node implementation of the {@link Journal} port; what it
@@ -289,18 +294,10 @@ export class JournalStore implements Journal {
     // From here on we hold the LevelDB lock: no other store touches the
     // directory, which is what makes creating the secret race-free.
     try {
-      const journal = db.sublevel<Buffer, Buffer>('journal', {
-        keyEncoding: 'buffer',
-        valueEncoding: 'buffer',
-      });
-      const snapshotLevel = db.sublevel<Buffer, Buffer>('snapshot', {
-        keyEncoding: 'buffer',
-        valueEncoding: 'buffer',
-      });
-      const metaLevel = db.sublevel<string, string>('meta', {
-        keyEncoding: 'utf8',
-        valueEncoding: 'utf8',
-      });
+      if (await upgradeFromFormat1(db, paths.dir)) {
+        options.notice?.(`data directory ${paths.dir} upgraded to format ${FORMAT_VERSION}`);
+      }
+      const { journal, meta: metaLevel, snapshot: snapshotLevel } = levelLayout(db);
       const tail = await readTail(journal, clock);
       const { meta, nodeSecret } = await loadIdentity(paths, db, metaLevel, tail.lastOp > 0);
       const firstOp = await readFirstOp(metaLevel);
@@ -900,11 +897,7 @@ async function initializeLevelDb(leveldb: string, nodeSecret: Buffer): Promise<v
   });
   await db.open();
   try {
-    const metaLevel = db.sublevel<string, string>('meta', {
-      keyEncoding: 'utf8',
-      valueEncoding: 'utf8',
-    });
-    await putMeta(db, metaLevel, newNodeMeta(nodeSecret, Date.now()));
+    await putMeta(db, metaSublevel(db), newNodeMeta(nodeSecret, Date.now()));
   } finally {
     await db.close();
   }

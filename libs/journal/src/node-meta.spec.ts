@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalStore } from './journal-store';
+import { SUBLEVEL_NAMES } from './leveldb-layout';
 import { FORMAT_VERSION } from './node-meta';
 import { NodeSecretMismatchError } from './node-secret-mismatch.error';
 
@@ -12,7 +13,7 @@ async function writeRawMeta(dir: string, text: string): Promise<void> {
   const db = new ClassicLevel(join(dir, 'leveldb'));
   await db.open();
   try {
-    await db.sublevel('meta').put('meta', text);
+    await db.sublevel(SUBLEVEL_NAMES.meta).put('meta', text);
   } finally {
     await db.close();
   }
@@ -114,10 +115,10 @@ describe('JournalStore meta and node secret', () => {
   it('refuses an unknown format version and an unreadable meta record', async () => {
     const { meta } = await open();
     await closeStore();
-    await writeRawMeta(dir, JSON.stringify({ ...meta, formatVersion: 2 }));
+    await writeRawMeta(dir, JSON.stringify({ ...meta, formatVersion: FORMAT_VERSION + 1 }));
     await expect(JournalStore.open(dir)).rejects.toMatchObject({
       code: 'UNSUPPORTED_FORMAT',
-      formatVersion: 2,
+      formatVersion: FORMAT_VERSION + 1,
     });
     await writeRawMeta(dir, '{not json');
     await expect(JournalStore.open(dir)).rejects.toMatchObject({ code: 'META_CORRUPT' });

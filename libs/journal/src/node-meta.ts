@@ -2,11 +2,18 @@ import { createHash } from 'node:crypto';
 import { NodeMetaCorruptionError } from './node-meta-corruption.error';
 import { UnsupportedFormatError } from './unsupported-format.error';
 
-/** The on-disk format this build writes and reads. */
-export const FORMAT_VERSION = 1;
+/**
+ * The on-disk format this build writes and reads. 2: the meta and snapshot
+ * sublevels sort before the journal's keys (see `SUBLEVEL_NAMES`); a format-1
+ * directory is upgraded when opened (see `upgradeFromFormat1`).
+ */
+export const FORMAT_VERSION = 2;
+
+/** The meta sublevel's key of the identity record. */
+export const META_KEY = 'meta';
 
 /**
- * The data directory's identity record (`meta` sublevel, key `meta`, JSON).
+ * The data directory's identity record (`.meta` sublevel, key `meta`, JSON).
  *
  * It ties the directory to its node secret (by fingerprint, never the secret
  * itself) and carries the node's settings as last written, so that a restart
@@ -52,10 +59,15 @@ export function serializeNodeMeta(meta: NodeMeta): string {
 
 /**
  * Parses and checks a stored meta record of the data directory `dir`.
- * Throws {@link UnsupportedFormatError} for another format version and
- * {@link NodeMetaCorruptionError} for anything unreadable.
+ * Throws {@link UnsupportedFormatError} for a format version other than
+ * `formatVersion` (this build's unless told) and {@link NodeMetaCorruptionError}
+ * for anything unreadable.
  */
-export function parseNodeMeta(dir: string, text: string): NodeMeta {
+export function parseNodeMeta(
+  dir: string,
+  text: string,
+  formatVersion: number = FORMAT_VERSION,
+): NodeMeta {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -67,7 +79,7 @@ export function parseNodeMeta(dir: string, text: string): NodeMeta {
   }
   const record = value as Record<string, unknown>;
   // The version first: a future format may change every other field.
-  if (record.formatVersion !== FORMAT_VERSION) {
+  if (record.formatVersion !== formatVersion) {
     throw new UnsupportedFormatError(dir, record.formatVersion, FORMAT_VERSION);
   }
   const { createdAtMs, secretFingerprint: fingerprint, settings } = record;
@@ -78,7 +90,7 @@ export function parseNodeMeta(dir: string, text: string): NodeMeta {
     throw new NodeMetaCorruptionError(dir, 'secretFingerprint is not 16 hex digits');
   }
   return Object.freeze({
-    formatVersion: FORMAT_VERSION,
+    formatVersion,
     createdAtMs,
     secretFingerprint: fingerprint,
     settings: settings ?? null,

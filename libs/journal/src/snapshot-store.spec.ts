@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EntryKind } from './journal-entry';
 import { JournalStore } from './journal-store';
+import { SUBLEVEL_NAMES } from './leveldb-layout';
 import { encodeOpKey } from './op-key';
 import { SnapshotOffset } from './snapshot-codec';
 
@@ -18,7 +19,7 @@ async function editRawSnapshots(
   });
   await db.open();
   try {
-    const snapshots = db.sublevel<Buffer, Buffer>('snapshot', {
+    const snapshots = db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
     });

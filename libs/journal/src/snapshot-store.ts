@@ -1,15 +1,7 @@
-import { type AbstractSublevel } from 'abstract-level';
 import { type ClassicLevel } from 'classic-level';
+import { type SnapshotLevel } from './leveldb-layout';
 import { decodeOpKey, encodeOpKey } from './op-key';
 import { decodeSnapshot, encodeSnapshot, type SnapshotRecord } from './snapshot-codec';
-
-/** The `snapshot` sublevel: op key → encoded snapshot. */
-export type SnapshotLevel = AbstractSublevel<
-  ClassicLevel<Buffer, Buffer>,
-  string | Buffer | Uint8Array,
-  Buffer,
-  Buffer
->;
 
 /**
  * Snapshots of the engine's state, keyed by the op they include.
@@ -21,7 +13,7 @@ export class SnapshotStore {
   /**
    * @param db the root database: synced writes go through it, since only its
    *   batch options carry `sync`
-   * @param level the `snapshot` sublevel of `db`
+   * @param level the snapshot sublevel of `db` (op key → encoded snapshot)
    * @param keptCount how many snapshots `save` keeps
    */
   constructor(

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
+import { SUBLEVEL_NAMES } from '@once/journal';
 import { ClassicLevel } from 'classic-level';
 
 /**
  * Direct access to a node's data directory while the node is down, as an
  * operator's tooling (or a bad disk) would touch it: `<dataDir>/leveldb`
- * with the sublevels `journal` and `snapshot`, keyed by the op as an 8-byte
+ * with the journal and snapshot sublevels (`SUBLEVEL_NAMES`), keyed by the op as an 8-byte
  * big-endian integer, values as raw bytes.
  */
 
@@ -23,8 +24,8 @@ export function opOfKey(key: Buffer): number {
 function openSublevels(db: ClassicLevel<Buffer, Buffer>) {
   const options = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const;
   return {
-    journal: db.sublevel<Buffer, Buffer>('journal', options),
-    snapshot: db.sublevel<Buffer, Buffer>('snapshot', options),
+    journal: db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.journal, options),
+    snapshot: db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, options),
   };
 }
 

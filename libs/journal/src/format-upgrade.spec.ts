@@ -1,0 +1,169 @@
+import { ClassicLevel } from 'classic-level';
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type EntryDraft, EntryKind, type JournalEntry } from './journal-entry';
+import { JournalStore } from './journal-store';
+import { FORMAT_1_SUBLEVEL_NAMES, SUBLEVEL_NAMES } from './leveldb-layout';
+import { FORMAT_VERSION } from './node-meta';
+
+/**
+ * The data directory's LevelDB layout: format 2 keeps every key other than
+ * the journal's below them, and a directory written by format 1 (the
+ * `__fixtures__/format-1` directory, written by the last build of format 1:
+ * ops 30..40 after a compaction, snapshots at 20 and 30, settings written)
+ * is upgraded in place when opened.
+ */
+
+const FIXTURE = join(__dirname, '__fixtures__', 'format-1');
+
+function draft(request: number, body: string): EntryDraft {
+  return {
+    kind: EntryKind.Command,
+    client: '00000000000000000000000000000abc',
+    session: 3,
+    request,
+    userId: 11,
+    requestChecksum: Buffer.alloc(16, 7),
+    body: Buffer.from(body),
+  };
+}
+
+/** Every raw key of a closed directory's LevelDB, in LevelDB's order. */
+async function rawKeys(dir: string): Promise<Buffer[]> {
+  const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+  });
+  await db.open();
+  try {
+    return await db.keys().all();
+  } finally {
+    await db.close();
+  }
+}
+
+async function readAll(store: JournalStore): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = [];
+  for await (const batch of store.readBatches(store.firstOp, 16)) entries.push(...batch);
+  return entries;
+}
+
+/** Times LevelDB's info log (`LOG`, since the last open) says it ran a compaction. */
+async function compactionsLogged(dir: string): Promise<number> {
+  const log = await fs.readFile(join(dir, 'leveldb', 'LOG'), 'utf8');
+  return log.split('\n').filter((line) => line.includes('Compacting ')).length;
+}
+
+describe('data directory format', () => {
+  let dir: string;
+  let store: JournalStore | undefined;
+
+  beforeEach(async () => {
+    dir = join(await fs.mkdtemp(join(tmpdir(), 'once-format-')), 'data');
+  });
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await fs.rm(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('given a format-1 directory, when opened, then it is upgraded with its identity, settings, snapshots and history', async () => {
+    await fs.cp(FIXTURE, dir, { recursive: true });
+    await fs.chmod(join(dir, 'node-secret'), 0o600);
+    const notices: string[] = [];
+
+    store = await JournalStore.open(dir, { notice: (message) => notices.push(message) });
+
+    expect(notices).toEqual([`data directory ${dir} upgraded to format ${FORMAT_VERSION}`]);
+    expect(store.meta).toMatchObject({ formatVersion: 2, settings: { fixture: 'format-1' } });
+    expect(store.meta.secretFingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(store.firstOp).toBe(30);
+    expect(store.lastOp).toBe(40);
+    const snapshots = await store.listSnapshots();
+    expect(snapshots).toEqual([
+      { op: 30, payload: Buffer.from('state@30') },
+      { op: 20, payload: Buffer.from('state@20') },
+    ]);
+    const entries = await readAll(store);
+    expect(entries.map((entry) => entry.op)).toEqual(Array.from({ length: 11 }, (_, i) => 30 + i));
+    expect(entries.map((entry) => entry.body.toString())).toEqual(
+      entries.map((entry) => `{"pattern":"p","data":${entry.op}}`),
+    );
+    const appended = await store.append(draft(41, '{"pattern":"p","data":41}'));
+    expect(appended.op).toBe(41);
+    await store.close();
+    store = undefined;
+
+    const keys = (await rawKeys(dir)).map((key) => key.toString('latin1'));
+    for (const name of Object.values(FORMAT_1_SUBLEVEL_NAMES)) {
+      expect(keys.filter((key) => key.startsWith(`!${name}!`))).toEqual([]);
+    }
+    const reopenNotices: string[] = [];
+    store = await JournalStore.open(dir, { notice: (message) => reopenNotices.push(message) });
+    expect(reopenNotices).toEqual([]);
+    expect(store.meta.settings).toEqual({ fixture: 'format-1' });
+    expect(store.lastOp).toBe(41);
+  });
+
+  it('given a directory upgraded and then written by a build of format 1, when opened, then it is refused', async () => {
+    store = await JournalStore.open(dir);
+    await store.append(draft(1, '{}'));
+    const meta = store.meta;
+    await store.close();
+    store = undefined;
+    const db = new ClassicLevel(join(dir, 'leveldb'));
+    await db.open();
+    await db
+      .sublevel(FORMAT_1_SUBLEVEL_NAMES.meta)
+      .put('meta', JSON.stringify({ ...meta, formatVersion: 1 }));
+    await db.close();
+
+    await expect(JournalStore.open(dir)).rejects.toMatchObject({ code: 'META_CORRUPT' });
+  });
+
+  it('given meta, settings, snapshots and a compaction among appends, then every other key sorts before the journal', async () => {
+    store = await JournalStore.open(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store!.append(draft(i + 1, '{}'))));
+    await store.saveSnapshot(20, Buffer.from('state@20'));
+    await store.updateSettings({ a: 1 });
+    await store.saveSnapshot(40, Buffer.from('state@40'));
+    await store.compact({ retainSnapshots: 1 });
+    await store.append(draft(51, '{}'));
+    await store.close();
+    store = undefined;
+
+    const keys = (await rawKeys(dir)).map((key) => key.toString('latin1'));
+    const journalPrefix = `!${SUBLEVEL_NAMES.journal}!`;
+    const firstJournal = keys.findIndex((key) => key.startsWith(journalPrefix));
+    expect(firstJournal).toBeGreaterThan(0);
+    expect(keys.slice(firstJournal).every((key) => key.startsWith(journalPrefix))).toBe(true);
+  });
+
+  it('given a snapshot and settings written among appends, then LevelDB places the later flushes of the journal without compacting', async () => {
+    // A snapshot and a settings write, then about five memtables (4 MiB each)
+    // of entries that do not compress. In format 1 the table holding the
+    // snapshot and meta keys spanned every journal key appended later, so each
+    // flush overlapped it, stayed in level 0, and was soon compacted into it.
+    store = await JournalStore.open(dir);
+    const body = (): string => `{"pattern":"p","data":"${randomBytes(1024).toString('hex')}"}`;
+    const appendRound = async (count: number): Promise<void> => {
+      const first = store!.lastOp + 1;
+      await Promise.all(
+        Array.from({ length: count }, (_, i) => store!.append(draft(first + i, body()))),
+      );
+    };
+    await appendRound(100);
+    await store.saveSnapshot(store.lastOp, randomBytes(4096));
+    await store.updateSettings({ written: true });
+    for (let round = 0; round < 10; round++) await appendRound(1000);
+    await store.close();
+    store = undefined;
+
+    const log = await fs.readFile(join(dir, 'leveldb', 'LOG'), 'utf8');
+    expect(log.match(/Level-0 table #\d+: \d+ bytes/g)?.length).toBeGreaterThanOrEqual(4);
+    expect(await compactionsLogged(dir)).toBe(0);
+  });
+});
