@@ -10,7 +10,6 @@ import { type JournalEntry, encodeEntry } from '@once/journal';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
 import {
   Connections,
-  MemorySnapshots,
   freshClusterName,
   jetStreamHarness,
 } from '../support/jetstream-journal-harness';
@@ -36,13 +35,12 @@ describe('given three nats-server processes routed into one JetStream cluster', 
     await cluster?.cleanup();
   });
 
-  describeJournalPort('JetStreamJournal', () => jetStreamHarness(cluster));
+  describeJournalPort('JetStreamJournal', () => jetStreamHarness(cluster), { snapshots: false });
 
   describe('a JetStream journal', () => {
     const connections = new Connections();
     const journals: JetStreamJournal[] = [];
     let clusterName: string;
-    const snapshots = new MemorySnapshots();
     const open = async (
       servers: string | string[] = cluster.urls,
       options: Partial<Parameters<typeof JetStreamJournal.open>[0]> = {},
@@ -50,7 +48,6 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const journal = await JetStreamJournal.open({
         connection: await connections.to(servers),
         clusterName,
-        snapshots,
         ...options,
       });
       journals.push(journal);

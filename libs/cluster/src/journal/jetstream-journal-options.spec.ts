@@ -1,13 +1,11 @@
 import { type NatsConnection } from '@nats-io/nats-core';
 import {
   type JetStreamJournalOptions,
-  type LocalSnapshots,
   resolveJetStreamJournalOptions,
 } from './jetstream-journal-options';
 
 const base: JetStreamJournalOptions = {
   connection: {} as NatsConnection,
-  snapshots: {} as LocalSnapshots,
 };
 const clock = () => 1n;
 

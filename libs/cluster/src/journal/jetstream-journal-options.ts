@@ -1,24 +1,9 @@
 import { type NatsConnection } from '@nats-io/nats-core';
-import { type SnapshotRecord } from '@once/journal';
-
-/**
- * Where a node keeps its snapshots. Snapshots describe the node's own applied
- * state and are never replicated: a node that lost its own rebuilds from the
- * journal stream. Typically the node's local `JournalStore`, or anything
- * holding these two methods with its contract (newest first, bad ones as
- * error records).
- */
-export interface LocalSnapshots {
-  saveSnapshot(op: number, payload: Buffer): Promise<void>;
-  listSnapshots(): Promise<SnapshotRecord[]>;
-}
 
 /** Options of `JetStreamJournal.open`. */
 export interface JetStreamJournalOptions {
   /** An open NATS connection. The journal never closes it: its owner does, after `close`. */
   readonly connection: NatsConnection;
-  /** Where snapshots are kept (see {@link LocalSnapshots}). */
-  readonly snapshots: LocalSnapshots;
   /** The cluster's name (`ONCE_CLUSTER_NAME`): it names the stream and buckets. Default `once`. */
   readonly clusterName?: string;
   /** Copies of the stream and of the config bucket, when this call creates them. Default 3. */
@@ -76,7 +61,6 @@ export function resolveJetStreamJournalOptions(
 ): ResolvedJetStreamJournalOptions {
   const resolved: ResolvedJetStreamJournalOptions = {
     connection: options.connection,
-    snapshots: options.snapshots,
     clusterName: options.clusterName ?? 'once',
     replicas: options.replicas ?? 3,
     ackTimeoutMs: options.ackTimeoutMs ?? 2_000,

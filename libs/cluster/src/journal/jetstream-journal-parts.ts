@@ -8,7 +8,6 @@ import { GroupPublisher } from './group-publisher';
 import {
   HEADER_ROOM_BYTES,
   type JetStreamJournalOptions,
-  type LocalSnapshots,
   resolveJetStreamJournalOptions,
 } from './jetstream-journal-options';
 import { ensureJournalStream, readJournalStreamEnd } from './journal-stream';
@@ -22,7 +21,6 @@ export interface JetStreamJournalParts {
   readonly pipeline: AppendPipeline;
   readonly reader: StreamReader;
   readonly config: ClusterConfig;
-  readonly snapshots: LocalSnapshots;
   readonly clock: () => bigint;
   /** The largest encoded entry a message carries. */
   readonly entryBytesMax: number;
@@ -87,7 +85,6 @@ export async function openJetStreamJournalParts(
     pipeline,
     reader: new StreamReader(js, jsm, names, resolved.leaderWaitMs),
     config,
-    snapshots: resolved.snapshots,
     clock: resolved.clock,
     entryBytesMax,
     lastOp: end.lastOp,

@@ -5,7 +5,6 @@ import {
   type Journal,
   JournalClosedError,
   type JournalEntry,
-  type SnapshotRecord,
   assertValidDraft,
   nextTimestamp,
   stampEntry,
@@ -13,18 +12,22 @@ import {
 import { type ClusterNames } from '../cluster-names';
 import { type AppendPipeline } from './append-pipeline';
 import { type ClusterConfig } from './cluster-config';
-import { type JetStreamJournalOptions, type LocalSnapshots } from './jetstream-journal-options';
+import { type JetStreamJournalOptions } from './jetstream-journal-options';
 import { type JetStreamJournalParts, openJetStreamJournalParts } from './jetstream-journal-parts';
 import { readJournalStreamLastOp } from './journal-stream';
 import { type StreamReader } from './stream-reader';
 
 const DEFAULT_READ_BATCH_SIZE = 1024;
 
+/** The journal port without snapshots, which stay with each node (see `ClusterJournal`). */
+export type StreamJournalPort = Omit<Journal, 'saveSnapshot' | 'listSnapshots'>;
+
 /**
  * The journal of a cluster: one replicated JetStream stream, one message per
  * group of contiguous entries (see `encodeGroupMessage`), the cluster's
- * secret and settings in a KV bucket, snapshots left to the node
- * ({@link LocalSnapshots}).
+ * secret and settings in a KV bucket. It holds no snapshots: each node keeps
+ * its own, of its own applied state, in its local journal, so this is the
+ * journal port less `saveSnapshot` and `listSnapshots` ({@link StreamJournalPort}).
  *
  * An instance opened by the node holding the cluster's lease is the writer:
  * it continues after the last message it found at open, and every publish
@@ -34,7 +37,7 @@ const DEFAULT_READ_BATCH_SIZE = 1024;
  * holds the lease. Any instance reads: `readBatches` for replay, `follow` for
  * a follower's tail, `streamLastOp` for a read barrier.
  */
-export class JetStreamJournal implements Journal {
+export class JetStreamJournal implements StreamJournalPort {
   /** The cluster's secret (resume tokens), the same on every node. */
   readonly nodeSecret: Buffer;
   readonly names: ClusterNames;
@@ -43,10 +46,9 @@ export class JetStreamJournal implements Journal {
   readonly #reader: StreamReader;
   readonly #jsm: JetStreamManager;
   readonly #config: ClusterConfig;
-  readonly #snapshots: LocalSnapshots;
   readonly #clock: () => bigint;
   readonly #entryBytesMax: number;
-  /** Writes other than appends (settings, snapshots) that close awaits. */
+  /** Writes other than appends (settings) that close awaits. */
   readonly #otherWrites = new Set<Promise<unknown>>();
   /** Reads following the stream, stopped by close. */
   readonly #follows = new Set<AbortController>();
@@ -63,7 +65,6 @@ export class JetStreamJournal implements Journal {
     this.#reader = parts.reader;
     this.#pipeline = parts.pipeline;
     this.#config = parts.config;
-    this.#snapshots = parts.snapshots;
     this.#clock = parts.clock;
     this.#entryBytesMax = parts.entryBytesMax;
     this.#lastOp = parts.lastOp;
@@ -224,28 +225,6 @@ export class JetStreamJournal implements Journal {
     return readJournalStreamLastOp(this.#jsm, this.names);
   }
 
-  /**
-   * Hands the snapshot to the node's {@link LocalSnapshots} once `op` is known
-   * to be in the stream: a snapshot never includes an op that could be lost.
-   */
-  async saveSnapshot(op: number, payload: Buffer): Promise<void> {
-    if (!Number.isSafeInteger(op) || op < 0) {
-      throw new RangeError(`snapshot op must be an integer >= 0: ${op}`);
-    }
-    if (op > this.durableOp) {
-      throw new RangeError(
-        `snapshot op ${op} is beyond the durable end of the journal (op ${this.durableOp})`,
-      );
-    }
-    this.#assertWritable('save a snapshot');
-    await this.#track(this.#snapshots.saveSnapshot(op, payload));
-  }
-
-  listSnapshots(): Promise<SnapshotRecord[]> {
-    this.#assertOpen('list snapshots');
-    return this.#snapshots.listSnapshots();
-  }
-
   /** Replaces the cluster's settings record; resolves once the bucket stored it. */
   async updateSettings(settings: unknown): Promise<void> {
     if (JSON.stringify(settings) === undefined) {
@@ -257,7 +236,7 @@ export class JetStreamJournal implements Journal {
 
   /**
    * Takes nothing more, waits for the queued groups to be acknowledged (or
-   * fail) and for settings and snapshot writes, stops the follows. The NATS
+   * fail) and for settings writes, stops the follows. The NATS
    * connection stays open. Idempotent.
    */
   close(): Promise<void> {

@@ -79,7 +79,6 @@ export class ClusterNode implements WriteRole, TermHost {
       });
       const stream = await JetStreamJournal.open({
         connection,
-        snapshots: local,
         clusterName: options.clusterName,
         replicas: options.replicas,
         ...options.stream,
