@@ -182,8 +182,10 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const seen: number[] = [];
       const stop = new AbortController();
       const tail = (async () => {
-        for await (const entries of follower.follow(4, { signal: stop.signal })) {
+        for await (const { entries, encoded } of follower.follow(4, { signal: stop.signal })) {
           seen.push(...entries.map((entry) => entry.op));
+          // Each entry comes with the stored bytes it was read from.
+          entries.forEach((entry, i) => expect(encoded[i].equals(encodeEntry(entry))).toBe(true));
         }
       })();
 
@@ -238,7 +240,7 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       });
       const seen: number[] = [];
       const tail = (async () => {
-        for await (const entries of reader.follow(2)) seen.push(...entries.map((e) => e.op));
+        for await (const { entries } of reader.follow(2)) seen.push(...entries.map((e) => e.op));
       })();
       await expect(tail).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT', op: 6 });
       expect(seen).toEqual([2, 3, 4, 5]);

@@ -7,6 +7,7 @@ export { JournalStreamMismatchError } from './journal-stream-mismatch.error';
 export {
   JournalHeader,
   MESSAGE_FORMAT,
+  type StoredEntries,
   decodeGroupMessage,
   encodeGroupMessage,
 } from './journal-message';

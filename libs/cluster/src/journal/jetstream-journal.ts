@@ -15,6 +15,7 @@ import { type ClusterConfig } from './cluster-config';
 import { type JetStreamJournalOptions } from './jetstream-journal-options';
 import { type JetStreamJournalParts, openJetStreamJournalParts } from './jetstream-journal-parts';
 import { readJournalStreamLastOp } from './journal-stream';
+import { type StoredEntries } from './journal-message';
 import { type StreamReader } from './stream-reader';
 
 const DEFAULT_READ_BATCH_SIZE = 1024;
@@ -187,12 +188,12 @@ export class JetStreamJournal implements StreamJournalPort {
   }
 
   /**
-   * A follower's tail: yields the entries of ops `fromOp` and on, one array
-   * per message, as they are appended, verified and contiguous, until the
-   * loop breaks, `signal` aborts or the journal closes. Throws
-   * `JournalCorruptionError` like `readBatches`.
+   * A follower's tail: yields the entries of ops `fromOp` and on with the
+   * bytes the stream stored them as, once per message, as they are appended,
+   * verified and contiguous, until the loop breaks, `signal` aborts or the
+   * journal closes. Throws `JournalCorruptionError` like `readBatches`.
    */
-  follow(fromOp: number, options: { signal?: AbortSignal } = {}): AsyncIterable<JournalEntry[]> {
+  follow(fromOp: number, options: { signal?: AbortSignal } = {}): AsyncIterable<StoredEntries> {
     assertPositiveInteger('fromOp', fromOp);
     this.#assertOpen('follow the journal');
     const stop = new AbortController();
@@ -205,11 +206,11 @@ export class JetStreamJournal implements StreamJournalPort {
     fromOp: number,
     signal: AbortSignal,
     stop: AbortController,
-  ): AsyncGenerator<JournalEntry[]> {
+  ): AsyncGenerator<StoredEntries> {
     try {
-      for await (const entries of this.#reader.read(fromOp, { signal })) {
-        this.#readOp = Math.max(this.#readOp, entries[entries.length - 1].op);
-        yield entries;
+      for await (const stored of this.#reader.read(fromOp, { signal })) {
+        this.#readOp = Math.max(this.#readOp, stored.entries[stored.entries.length - 1].op);
+        yield stored;
       }
     } finally {
       this.#follows.delete(stop);
