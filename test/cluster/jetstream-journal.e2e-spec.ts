@@ -258,12 +258,18 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       await expect(open()).rejects.toMatchObject({ code: 'JOURNAL_STREAM_MISMATCH' });
     });
 
-    it('when an entry is larger than a message carries, then enqueue refuses it and takes no op', async () => {
+    it('when an entry is larger than a message carries, then enqueue refuses it and takes no op; a body of entryBodyBytesMax is stored', async () => {
       const writer = await open();
-      expect(() => writer.enqueue(portDraft(1, 2 * 1024 * 1024))).toThrow(
+      const bodyBytesMax = writer.entryBodyBytesMax;
+      // NATS's default max_payload (1 MiB) less the message's and the entry's headers.
+      expect(bodyBytesMax).toBeLessThan(1024 * 1024);
+      expect(() => writer.enqueue(portDraft(1, bodyBytesMax + 1))).toThrow(
         expect.objectContaining({ code: 'INVALID_ENTRY' }),
       );
       expect(writer.lastOp).toBe(0);
+      expect(writer.enqueue(portDraft(1, bodyBytesMax)).op).toBe(1);
+      await eventually(() => writer.pendingCount === 0, 'the largest entry durable', 30_000);
+      expect((await readAllEntries(writer))[0].body.byteLength).toBe(bodyBytesMax);
     });
     it('given the stream leader is SIGKILLed while groups are in flight, then they are republished with their ids and every op is stored exactly once', async () => {
       const jsm = await jetstreamManager(await connections.to(cluster.urls));

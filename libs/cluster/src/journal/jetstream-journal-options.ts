@@ -1,4 +1,5 @@
 import { type NatsConnection } from '@nats-io/nats-core';
+import { ENTRY_HEADER_BYTES } from '@once/journal';
 
 /** Options of `JetStreamJournal.open`. */
 export interface JetStreamJournalOptions {
@@ -53,6 +54,25 @@ export type ResolvedJetStreamJournalOptions = Required<JetStreamJournalOptions>;
 
 /** Room left in `max_payload` for a message's headers. */
 export const HEADER_ROOM_BYTES = 1024;
+
+/** What one journal message carries, given the server's `max_payload`. */
+export interface EntryCapacity {
+  /** The largest encoded entry: `max_payload` less room for the message's headers. */
+  readonly entryBytesMax: number;
+  /** The largest entry body: `entryBytesMax` less the entry's own header. */
+  readonly bodyBytesMax: number;
+}
+
+/**
+ * The entry capacity of a journal on servers whose `max_payload` is
+ * `maxPayloadBytes`: one entry alone must fit one message (a group of one),
+ * with the group's headers (`HEADER_ROOM_BYTES`) and the entry's header
+ * (`ENTRY_HEADER_BYTES`) around its body.
+ */
+export function entryCapacity(maxPayloadBytes: number): EntryCapacity {
+  const entryBytesMax = maxPayloadBytes - HEADER_ROOM_BYTES;
+  return { entryBytesMax, bodyBytesMax: entryBytesMax - ENTRY_HEADER_BYTES };
+}
 
 /** Applies the defaults of {@link JetStreamJournalOptions}; throws a RangeError naming a bad one. */
 export function resolveJetStreamJournalOptions(

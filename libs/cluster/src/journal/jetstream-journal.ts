@@ -12,7 +12,7 @@ import {
 import { type ClusterNames } from '../cluster-names';
 import { type AppendPipeline } from './append-pipeline';
 import { type ClusterConfig } from './cluster-config';
-import { type JetStreamJournalOptions } from './jetstream-journal-options';
+import { type EntryCapacity, type JetStreamJournalOptions } from './jetstream-journal-options';
 import { type JetStreamJournalParts, openJetStreamJournalParts } from './jetstream-journal-parts';
 import { readJournalStreamLastOp } from './journal-stream';
 import { type StoredEntries } from './journal-message';
@@ -48,7 +48,7 @@ export class JetStreamJournal implements StreamJournalPort {
   readonly #jsm: JetStreamManager;
   readonly #config: ClusterConfig;
   readonly #clock: () => bigint;
-  readonly #entryBytesMax: number;
+  readonly #capacity: EntryCapacity;
   /** Writes other than appends (settings) that close awaits. */
   readonly #otherWrites = new Set<Promise<unknown>>();
   /** Reads following the stream, stopped by close. */
@@ -67,7 +67,7 @@ export class JetStreamJournal implements StreamJournalPort {
     this.#pipeline = parts.pipeline;
     this.#config = parts.config;
     this.#clock = parts.clock;
-    this.#entryBytesMax = parts.entryBytesMax;
+    this.#capacity = parts.capacity;
     this.#lastOp = parts.lastOp;
     this.#lastTimestamp = parts.lastTimestamp;
   }
@@ -80,6 +80,15 @@ export class JetStreamJournal implements StreamJournalPort {
    */
   static async open(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     return new JetStreamJournal(await openJetStreamJournalParts(options));
+  }
+
+  /**
+   * The largest entry body one message carries: the servers' `max_payload`
+   * less the message's headers and the entry's own (see `entryCapacity`).
+   * `enqueue` refuses a larger one.
+   */
+  get entryBodyBytesMax(): number {
+    return this.#capacity.bodyBytesMax;
   }
 
   /** Highest op assigned by this writer, or the stream's last op at open. */
@@ -137,10 +146,11 @@ export class JetStreamJournal implements StreamJournalPort {
     const op = this.#lastOp + 1;
     const timestamp = nextTimestamp(this.#clock(), this.#lastTimestamp);
     const { entry, encoded } = stampEntry(draft, op, timestamp);
-    if (encoded.byteLength > this.#entryBytesMax) {
+    const { entryBytesMax } = this.#capacity;
+    if (encoded.byteLength > entryBytesMax) {
       throw new InvalidEntryError(
         'body',
-        `makes an entry of ${encoded.byteLength} bytes, more than the ${this.#entryBytesMax} a journal message carries (the server's max_payload less headers)`,
+        `makes an entry of ${encoded.byteLength} bytes, more than the ${entryBytesMax} a journal message carries (the server's max_payload less headers)`,
       );
     }
     this.#assertWritable('append');
