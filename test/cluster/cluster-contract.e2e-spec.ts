@@ -85,24 +85,34 @@ describe('given one NATS server and two once nodes', () => {
     }
   });
 
-  it('when a COMMAND makes an entry larger than a NATS message, then it is refused INVALID_REQUEST with nothing journaled, and its number serves a smaller request', async () => {
+  it('when a COMMAND makes an entry larger than a NATS message, then it is refused INVALID_REQUEST with nothing journaled, the connection stays open, and its number serves a smaller request', async () => {
     const raw = await RawClient.connect(cluster.nodes[leader].port);
     try {
       const { session } = await registerOk(raw, randomClientId());
+      const before = (await cluster.ping(leader))!.commit;
       const account = accountName('big');
+      const data = { account, note: 'x'.repeat(MAX_PAYLOAD_BYTES + 1) };
+      const sentBodyBytes = Buffer.byteLength(JSON.stringify({ pattern: 'ledger.open', data }));
       const huge = await raw.command(
         session.client,
         session.epoch,
         1,
         'ledger.open',
-        { account, note: 'x'.repeat(MAX_PAYLOAD_BYTES + 1) },
+        data,
         session.resumeToken,
       );
       expect(huge.header).toMatchObject({ command: Command.Reply, status: Status.InvalidRequest });
-      expect(bodyJson(huge)).toMatchObject({
-        ok: false,
-        error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/cannot store/) },
-      });
+      const message = (bodyJson(huge) as { error: { message: string } }).error.message;
+      expect(bodyJson(huge)).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message } });
+      // Refused before admission, against the journal's limit: the NATS message less its headers and the entry's.
+      const refusal =
+        /^the request makes a journal entry body of (\d+) bytes, more than the (\d+) this node's journal stores in one entry; send a smaller request$/;
+      expect(message).toMatch(refusal);
+      const [, bodyBytes, bodyBytesMax] = refusal.exec(message)!.map(Number);
+      expect(bodyBytes).toBe(sentBodyBytes);
+      expect(bodyBytesMax).toBeLessThan(MAX_PAYLOAD_BYTES);
+      expect(bodyBytesMax).toBeGreaterThan(MAX_PAYLOAD_BYTES - 2048);
+      expect((await cluster.ping(leader))!.commit).toBe(before);
       await commandOk(raw, session, 1, 'ledger.open', { account });
       await commandOk(raw, session, 2, 'ledger.deposit', { account, amount: 3 });
     } finally {

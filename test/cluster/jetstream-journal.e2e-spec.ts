@@ -10,7 +10,6 @@ import { type JournalEntry, encodeEntry } from '@once/journal';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
 import {
   Connections,
-  MemorySnapshots,
   freshClusterName,
   jetStreamHarness,
 } from '../support/jetstream-journal-harness';
@@ -36,13 +35,12 @@ describe('given three nats-server processes routed into one JetStream cluster', 
     await cluster?.cleanup();
   });
 
-  describeJournalPort('JetStreamJournal', () => jetStreamHarness(cluster));
+  describeJournalPort('JetStreamJournal', () => jetStreamHarness(cluster), { snapshots: false });
 
   describe('a JetStream journal', () => {
     const connections = new Connections();
     const journals: JetStreamJournal[] = [];
     let clusterName: string;
-    const snapshots = new MemorySnapshots();
     const open = async (
       servers: string | string[] = cluster.urls,
       options: Partial<Parameters<typeof JetStreamJournal.open>[0]> = {},
@@ -50,7 +48,6 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const journal = await JetStreamJournal.open({
         connection: await connections.to(servers),
         clusterName,
-        snapshots,
         ...options,
       });
       journals.push(journal);
@@ -185,8 +182,10 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const seen: number[] = [];
       const stop = new AbortController();
       const tail = (async () => {
-        for await (const entries of follower.follow(4, { signal: stop.signal })) {
+        for await (const { entries, encoded } of follower.follow(4, { signal: stop.signal })) {
           seen.push(...entries.map((entry) => entry.op));
+          // Each entry comes with the stored bytes it was read from.
+          entries.forEach((entry, i) => expect(encoded[i].equals(encodeEntry(entry))).toBe(true));
         }
       })();
 
@@ -241,7 +240,7 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       });
       const seen: number[] = [];
       const tail = (async () => {
-        for await (const entries of reader.follow(2)) seen.push(...entries.map((e) => e.op));
+        for await (const { entries } of reader.follow(2)) seen.push(...entries.map((e) => e.op));
       })();
       await expect(tail).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT', op: 6 });
       expect(seen).toEqual([2, 3, 4, 5]);
@@ -259,12 +258,18 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       await expect(open()).rejects.toMatchObject({ code: 'JOURNAL_STREAM_MISMATCH' });
     });
 
-    it('when an entry is larger than a message carries, then enqueue refuses it and takes no op', async () => {
+    it('when an entry is larger than a message carries, then enqueue refuses it and takes no op; a body of entryBodyBytesMax is stored', async () => {
       const writer = await open();
-      expect(() => writer.enqueue(portDraft(1, 2 * 1024 * 1024))).toThrow(
+      const bodyBytesMax = writer.entryBodyBytesMax;
+      // NATS's default max_payload (1 MiB) less the message's and the entry's headers.
+      expect(bodyBytesMax).toBeLessThan(1024 * 1024);
+      expect(() => writer.enqueue(portDraft(1, bodyBytesMax + 1))).toThrow(
         expect.objectContaining({ code: 'INVALID_ENTRY' }),
       );
       expect(writer.lastOp).toBe(0);
+      expect(writer.enqueue(portDraft(1, bodyBytesMax)).op).toBe(1);
+      await eventually(() => writer.pendingCount === 0, 'the largest entry durable', 30_000);
+      expect((await readAllEntries(writer))[0].body.byteLength).toBe(bodyBytesMax);
     });
     it('given the stream leader is SIGKILLed while groups are in flight, then they are republished with their ids and every op is stored exactly once', async () => {
       const jsm = await jetstreamManager(await connections.to(cluster.urls));

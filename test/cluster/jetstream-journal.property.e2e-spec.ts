@@ -3,14 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { JetStreamJournal } from '@once/cluster';
-import { type Journal, JournalStore, encodeEntry } from '@once/journal';
+import { JournalStore, encodeEntry } from '@once/journal';
 import { NatsCluster, eventually } from '@once/testing';
-import {
-  Connections,
-  MemorySnapshots,
-  freshClusterName,
-} from '../support/jetstream-journal-harness';
-import { portDraft, readAllEntries } from '../support/journal-port-suite';
+import { Connections, freshClusterName } from '../support/jetstream-journal-harness';
+import { type SnapshotlessJournal, portDraft, readAllEntries } from '../support/journal-port-suite';
 
 /** One step of a run: a burst of entries (one synchronous turn), or a close and reopen. */
 type Step =
@@ -36,7 +32,10 @@ function replayClock(readings: readonly bigint[]): () => bigint {
 }
 
 /** Runs `steps` on the journal `open` opens (and reopens), then returns every stored entry's bytes. */
-async function run(open: () => Promise<Journal>, steps: readonly Step[]): Promise<string[]> {
+async function run(
+  open: () => Promise<SnapshotlessJournal>,
+  steps: readonly Step[],
+): Promise<string[]> {
   let journal = await open();
   let n = 0;
   try {
@@ -89,14 +88,12 @@ describe('given a single nats-server with JetStream and a LevelDB directory', ()
             const levelClock = replayClock(readings);
             const level = await run(() => JournalStore.open(dir, { clock: levelClock }), steps);
             const clusterName = freshClusterName();
-            const snapshots = new MemorySnapshots();
             const streamClock = replayClock(readings);
             const stream = await run(
               () =>
                 JetStreamJournal.open({
                   connection,
                   clusterName,
-                  snapshots,
                   replicas: 1,
                   clock: streamClock,
                   groupEntriesMax: 7,

@@ -4,11 +4,7 @@ import { join } from 'node:path';
 import { JetStreamJournal, LocalTailDivergedError, StreamFollower } from '@once/cluster';
 import { type JournalEntry, JournalStore, encodeEntry } from '@once/journal';
 import { NatsCluster, eventually } from '@once/testing';
-import {
-  Connections,
-  MemorySnapshots,
-  freshClusterName,
-} from '../support/jetstream-journal-harness';
+import { Connections, freshClusterName } from '../support/jetstream-journal-harness';
 import { portDraft } from '../support/journal-port-suite';
 
 async function readAll(journal: {
@@ -50,7 +46,6 @@ describe('given a leader appending to the cluster stream and a follower copying 
     const journal = await JetStreamJournal.open({
       connection: await connections.to(cluster.urls),
       clusterName,
-      snapshots: new MemorySnapshots(),
       replicas: 3,
     });
     opened.push(journal);

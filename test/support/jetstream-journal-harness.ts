@@ -1,32 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
-import { JetStreamJournal, type JetStreamJournalOptions, type LocalSnapshots } from '@once/cluster';
-import { type SnapshotRecord } from '@once/journal';
+import { JetStreamJournal, type JetStreamJournalOptions } from '@once/cluster';
 import { type NatsCluster, TcpProxy, eventually } from '@once/testing';
 import { type JournalPortHarness, type WriteHold, portDraft } from './journal-port-suite';
 
 type Connection = Awaited<ReturnType<typeof connect>>;
-
-/**
- * Snapshots kept in memory, newest two by op: the node-local store a
- * JetStream journal hands its snapshots to. It outlives the journals of one
- * harness, like a node's disk outlives its process.
- */
-export class MemorySnapshots implements LocalSnapshots {
-  readonly #records = new Map<number, Buffer>();
-
-  saveSnapshot(op: number, payload: Buffer): Promise<void> {
-    this.#records.set(op, Buffer.from(payload));
-    const newestFirst = [...this.#records.keys()].sort((a, b) => b - a);
-    for (const old of newestFirst.slice(2)) this.#records.delete(old);
-    return Promise.resolve();
-  }
-
-  listSnapshots(): Promise<SnapshotRecord[]> {
-    const newestFirst = [...this.#records.entries()].sort(([a], [b]) => b - a);
-    return Promise.resolve(newestFirst.map(([op, payload]) => ({ op, payload })));
-  }
-}
 
 /** A cluster name no other test uses, so each gets its own stream and bucket. */
 export function freshClusterName(): string {
@@ -65,12 +43,11 @@ export async function jetStreamHarness(
   options: Partial<JetStreamJournalOptions> = {},
 ): Promise<JournalPortHarness<JetStreamJournal>> {
   const clusterName = freshClusterName();
-  const snapshots = new MemorySnapshots();
   const connections = new Connections();
   const firstPort = Number(new URL(cluster.urls[0]).port);
   const proxy = await TcpProxy.start({ targetPort: firstPort });
   const open = async (connection: Connection) =>
-    JetStreamJournal.open({ connection, clusterName, snapshots, replicas: 3, ...options });
+    JetStreamJournal.open({ connection, clusterName, replicas: 3, ...options });
   return {
     open: async () => open(await connections.to(`nats://127.0.0.1:${proxy.port}`)),
     breakWrites: async () => {

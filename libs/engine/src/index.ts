@@ -65,6 +65,7 @@ export {
   type OnceNodeOptions,
   journalGenesis,
   journalStoreOptions,
+  nodeEngine,
   replayPhase,
 } from './once-node';
 export {

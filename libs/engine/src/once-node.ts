@@ -1,4 +1,4 @@
-import { JournalStore, type JournalStoreOptions } from '@once/journal';
+import { type Journal, JournalStore, type JournalStoreOptions } from '@once/journal';
 import { settingDefault } from '@once/settings';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom, tap } from 'rxjs';
 import { type ApplyOutcome } from './apply-outcome';
@@ -94,13 +94,7 @@ export class OnceNode {
   static async open(options: OnceNodeOptions): Promise<OnceNode> {
     const journal = await JournalStore.open(options.dataDir, journalStoreOptions(options));
     try {
-      const engine = new Engine({
-        journal,
-        commands: new CommandRegistry(options.commands),
-        states: new StateRegistry(options.states),
-        snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
-        logger: options.logger,
-      });
+      const engine = nodeEngine(journal, options);
       return new OnceNode(journal, engine, options, journal.lastOp === 0);
     } catch (error) {
       await journal.close();
@@ -149,6 +143,24 @@ export class OnceNode {
   stop(options?: { snapshot?: boolean }): Promise<void> {
     return this.engine.stop(options);
   }
+}
+
+/**
+ * The engine of a node over `journal`: the node's handlers and states, its
+ * snapshot interval (the settings table's by default) and its logger. Every
+ * kind of node builds its engine here; only the journal differs.
+ */
+export function nodeEngine(
+  journal: Journal,
+  options: Pick<OnceNodeOptions, 'commands' | 'states' | 'snapshotEveryOps' | 'logger'>,
+): Engine {
+  return new Engine({
+    journal,
+    commands: new CommandRegistry(options.commands),
+    states: new StateRegistry(options.states),
+    snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
+    logger: options.logger,
+  });
 }
 
 /**

@@ -36,7 +36,8 @@ type CommandRequest = Extract<ParsedRequest, { operation: Operation.Command }>;
  * table and the session's requests in flight (PROTOCOL.md's COMMAND table):
  * - `refused`: a session rule says no (NOT_BOUND, EVICTION, EPOCH_AHEAD, INVALID_REQUEST);
  * - `resume`: bind the connection by its token, then look again;
- * - `answer`: answered from the table without journaling (duplicate, conflict, gap, …);
+ * - `answer`: answered without journaling, from the table (duplicate, conflict, gap, …)
+ *   or for a body larger than the journal stores in one entry;
  * - `in-flight`: the same request is in flight; its reply goes to the holder when it commits;
  * - `full`: the session's ring or the journal is full: wait for `room`, then look again;
  * - `admit`: journal it.
@@ -125,6 +126,8 @@ export class ReplicatedAdmission {
       case 'new':
         break;
     }
+    const oversized = this.oversizedBody(context.getFrame().body.byteLength);
+    if (oversized) return answer(Status.InvalidRequest, oversized, watermark);
     if (this.flights.count(client) >= settings.ring) {
       return { kind: 'full', room: this.flights.waitForCapacity(client, settings.ring) };
     }
@@ -179,10 +182,24 @@ export class ReplicatedAdmission {
   }
 
   /**
+   * Why a request body of `bodyBytes` is refused, when it is larger than the
+   * journal stores in one entry (its `entryBodyBytesMax`: in cluster mode
+   * what one NATS message carries, which can be less than a frame). The
+   * refusal is INVALID_REQUEST, not a BAD_FRAME of the frame limit: see
+   * PROTOCOL-NOTES.md, "A body larger than the journal's entry".
+   */
+  private oversizedBody(bodyBytes: number, cause = 'the request makes'): string | undefined {
+    const bodyBytesMax = this.host.engine.journal.entryBodyBytesMax;
+    if (bodyBytesMax === undefined || bodyBytes <= bodyBytesMax) return undefined;
+    return `${cause} a journal entry body of ${bodyBytes} bytes, more than the ${bodyBytesMax} this node's journal stores in one entry; send a smaller request`;
+  }
+
+  /**
    * Appends; false when the node takes no writes (answered NOT_READY then)
-   * or the journal refuses the entry (answered INVALID_REQUEST: in cluster
-   * mode an entry must fit one NATS message, which can be smaller than a
-   * frame; a retry would be refused the same way, so it is not invited).
+   * or the journal refuses the entry. A body over the journal's entry limit
+   * was refused by the preflight; one that admission made larger (an @Admit
+   * step, pipes) is refused here alike, INVALID_REQUEST: a retry would be
+   * refused the same way, so it is not invited.
    */
   private append(
     connection: GatewayConnection,
@@ -198,7 +215,9 @@ export class ReplicatedAdmission {
         this.host.logger.warn(
           `client ${draft.client} request ${draft.request} refused by the journal: ${error.message}`,
         );
-        const message = `the request makes a journal entry this node cannot store (${draft.body.byteLength} body bytes); send a smaller one`;
+        const message =
+          this.oversizedBody(draft.body.byteLength, 'its admission made') ??
+          'the request makes a journal entry this node cannot store; send another';
         this.host.answer(connection, frame, Status.InvalidRequest, message);
         return false;
       }

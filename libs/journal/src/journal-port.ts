@@ -39,6 +39,13 @@ export interface Journal {
    */
   readonly pendingCount: number;
 
+  /**
+   * The largest entry body {@link enqueue} takes (a cluster's stream: what one
+   * message carries). The gateway refuses a request whose body is larger
+   * before admitting it. Undefined: no limit short of a frame's.
+   */
+  readonly entryBodyBytesMax?: number;
+
   /** Free-form JSON last written by {@link updateSettings}; `null` until then. */
   readonly settings: unknown;
 

@@ -1,4 +1,5 @@
-import { EntryKind, type JournalEntry } from '@once/journal';
+import { EntryKind, type JournalEntry, encodeEntry } from '@once/journal';
+import { type StoredEntries } from '../journal/journal-message';
 import { type FollowedStream, type LocalCopy, StreamFollower } from './stream-follower';
 
 const CHECK_MS = 20;
@@ -48,12 +49,18 @@ class ScriptedStream implements FollowedStream {
     throw new Error('not read: the local copy is empty');
   }
 
-  async *follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]> {
+  /** The bytes each op was yielded with, by op. */
+  readonly yielded = new Map<number, Buffer>();
+
+  async *follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<StoredEntries> {
     const upTo = this.readsDeliverUpTo[this.reads.length] ?? this.length;
     this.reads.push(fromOp);
     for (let op = fromOp; op <= upTo && !options?.signal?.aborted; op++) {
       if (this.opEveryMs > 0) await pause(this.opEveryMs);
-      yield [entry(op)];
+      const stored = entry(op);
+      const encoded = encodeEntry(stored);
+      this.yielded.set(op, encoded);
+      yield { entries: [stored], encoded: [encoded] };
     }
     await aborted(options?.signal);
   }
@@ -65,14 +72,17 @@ class ScriptedStream implements FollowedStream {
 
 class CopyList implements LocalCopy {
   readonly ops: number[] = [];
+  /** The bytes each op was stored with, by op. */
+  readonly stored = new Map<number, Buffer>();
   get lastOp(): number {
     return this.ops.at(-1) ?? 0;
   }
   readBatches(): AsyncIterable<JournalEntry[]> {
     throw new Error('not read: the copy starts empty');
   }
-  enqueueCopy(copied: JournalEntry): JournalEntry {
+  enqueueCopy(copied: JournalEntry, encoded: Buffer): JournalEntry {
     this.ops.push(copied.op);
+    this.stored.set(copied.op, encoded);
     return copied;
   }
 }
@@ -83,6 +93,20 @@ async function until(condition: () => boolean, what: string): Promise<void> {
     await pause(5);
   }
 }
+
+describe('StreamFollower, copying the stream', () => {
+  it('stores each entry with the very bytes the stream yielded it with, encoding nothing again', async () => {
+    const stream = new ScriptedStream(3);
+    const local = new CopyList();
+    const follower = await StreamFollower.start(stream, local);
+    try {
+      await until(() => local.ops.length === 3, 'ops 1..3 copied');
+    } finally {
+      await follower.stop();
+    }
+    for (const op of [1, 2, 3]) expect(local.stored.get(op)).toBe(stream.yielded.get(op));
+  });
+});
 
 describe('StreamFollower, when its read stops delivering', () => {
   let follower: StreamFollower | undefined;
@@ -180,7 +204,7 @@ describe('StreamFollower, on a local copy that retention compacted', () => {
       await pause(0);
       yield Array.from({ length: this.size - fromOp + 1 }, (_, i) => entry(fromOp + i));
     }
-    follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]> {
+    follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<StoredEntries> {
       return this.scripted.follow(fromOp, options);
     }
     streamLastOp(): Promise<number> {

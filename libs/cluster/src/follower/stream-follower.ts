@@ -1,11 +1,12 @@
 import { type JournalEntry, encodeEntry } from '@once/journal';
-import { streamEncodingOf } from '../journal/journal-message';
+import { type StoredEntries } from '../journal/journal-message';
 import { LocalTailDivergedError } from './local-tail-diverged.error';
 
 /** Where a follower reads the cluster's journal: a `JetStreamJournal` (any instance reads). */
 export interface FollowedStream {
   readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
-  follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<JournalEntry[]>;
+  /** The entries from `fromOp` on, as they are appended, with the bytes the stream stored them as. */
+  follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<StoredEntries>;
   /** The stream's last op now, asked of the stream leader. */
   streamLastOp(): Promise<number>;
 }
@@ -31,8 +32,8 @@ export interface LocalCopy {
   /** Lowest op the copy holds (retention may have compacted the ops below it); default 1. */
   readonly firstOp?: number;
   readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
-  /** Stores `entry` after the last op; `encoded`, when given, is its verified encoding. */
-  enqueueCopy(entry: JournalEntry, encoded?: Buffer): JournalEntry;
+  /** Stores `entry` after the last op; `encoded` is its encoding as the stream stored it, verified. */
+  enqueueCopy(entry: JournalEntry, encoded: Buffer): JournalEntry;
 }
 
 /** How many of the local journal's last entries are compared with the stream before following. */
@@ -128,13 +129,15 @@ export class StreamFollower {
         this.#options.stallCheckIntervalMs ?? STALL_CHECK_INTERVAL_MS_DEFAULT,
       );
       try {
-        for await (const batch of this.stream.follow(this.#copiedOp + 1, { signal })) {
+        for await (const { entries, encoded } of this.stream.follow(this.#copiedOp + 1, {
+          signal,
+        })) {
           if (signal.aborted) break;
-          for (const entry of batch) {
-            if (entry.op <= this.#copiedOp) continue;
-            this.local.enqueueCopy(entry, streamEncodingOf(entry));
+          entries.forEach((entry, i) => {
+            if (entry.op <= this.#copiedOp) return;
+            this.local.enqueueCopy(entry, encoded[i]);
             this.#copiedOp = entry.op;
-          }
+          });
         }
       } finally {
         clearInterval(timer);

@@ -1,5 +1,5 @@
-export { JetStreamJournal } from './jetstream-journal';
-export { type JetStreamJournalOptions, type LocalSnapshots } from './jetstream-journal-options';
+export { JetStreamJournal, type StreamJournalPort } from './jetstream-journal';
+export { type JetStreamJournalOptions } from './jetstream-journal-options';
 export { clusterConfigBucket } from './cluster-config';
 export { ClusterConfigCorruptionError } from './cluster-config-corruption.error';
 export { JournalFencedError } from './journal-fenced.error';
@@ -7,6 +7,7 @@ export { JournalStreamMismatchError } from './journal-stream-mismatch.error';
 export {
   JournalHeader,
   MESSAGE_FORMAT,
+  type StoredEntries,
   decodeGroupMessage,
   encodeGroupMessage,
 } from './journal-message';

@@ -1,13 +1,14 @@
 import { type NatsConnection } from '@nats-io/nats-core';
+import { EntryKind, encodeEntry } from '@once/journal';
 import {
+  HEADER_ROOM_BYTES,
   type JetStreamJournalOptions,
-  type LocalSnapshots,
+  entryCapacity,
   resolveJetStreamJournalOptions,
 } from './jetstream-journal-options';
 
 const base: JetStreamJournalOptions = {
   connection: {} as NatsConnection,
-  snapshots: {} as LocalSnapshots,
 };
 const clock = () => 1n;
 
@@ -49,5 +50,28 @@ describe('the options of a JetStream journal', () => {
         clock,
       ).settleTimeoutMs,
     ).toBe(100_000);
+  });
+});
+
+describe('the entry capacity of a JetStream journal', () => {
+  it('is max_payload less the headers, and a body of the most it allows encodes to exactly that entry', () => {
+    const capacity = entryCapacity(64 * 1024);
+    expect(capacity.entryBytesMax).toBe(64 * 1024 - HEADER_ROOM_BYTES);
+    const entryOfBody = (bodyBytes: number) =>
+      encodeEntry({
+        kind: EntryKind.Command,
+        client: '1'.padStart(32, '0'),
+        session: 1,
+        request: 1,
+        userId: 1,
+        requestChecksum: Buffer.alloc(16),
+        body: Buffer.alloc(bodyBytes, 0x7b),
+        op: 1,
+        timestamp: 1n,
+      });
+    expect(entryOfBody(capacity.bodyBytesMax).byteLength).toBe(capacity.entryBytesMax);
+    expect(entryOfBody(capacity.bodyBytesMax + 1).byteLength).toBeGreaterThan(
+      capacity.entryBytesMax,
+    );
   });
 });

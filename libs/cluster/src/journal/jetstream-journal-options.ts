@@ -1,24 +1,10 @@
 import { type NatsConnection } from '@nats-io/nats-core';
-import { type SnapshotRecord } from '@once/journal';
-
-/**
- * Where a node keeps its snapshots. Snapshots describe the node's own applied
- * state and are never replicated: a node that lost its own rebuilds from the
- * journal stream. Typically the node's local `JournalStore`, or anything
- * holding these two methods with its contract (newest first, bad ones as
- * error records).
- */
-export interface LocalSnapshots {
-  saveSnapshot(op: number, payload: Buffer): Promise<void>;
-  listSnapshots(): Promise<SnapshotRecord[]>;
-}
+import { ENTRY_HEADER_BYTES } from '@once/journal';
 
 /** Options of `JetStreamJournal.open`. */
 export interface JetStreamJournalOptions {
   /** An open NATS connection. The journal never closes it: its owner does, after `close`. */
   readonly connection: NatsConnection;
-  /** Where snapshots are kept (see {@link LocalSnapshots}). */
-  readonly snapshots: LocalSnapshots;
   /** The cluster's name (`ONCE_CLUSTER_NAME`): it names the stream and buckets. Default `once`. */
   readonly clusterName?: string;
   /** Copies of the stream and of the config bucket, when this call creates them. Default 3. */
@@ -69,6 +55,25 @@ export type ResolvedJetStreamJournalOptions = Required<JetStreamJournalOptions>;
 /** Room left in `max_payload` for a message's headers. */
 export const HEADER_ROOM_BYTES = 1024;
 
+/** What one journal message carries, given the server's `max_payload`. */
+export interface EntryCapacity {
+  /** The largest encoded entry: `max_payload` less room for the message's headers. */
+  readonly entryBytesMax: number;
+  /** The largest entry body: `entryBytesMax` less the entry's own header. */
+  readonly bodyBytesMax: number;
+}
+
+/**
+ * The entry capacity of a journal on servers whose `max_payload` is
+ * `maxPayloadBytes`: one entry alone must fit one message (a group of one),
+ * with the group's headers (`HEADER_ROOM_BYTES`) and the entry's header
+ * (`ENTRY_HEADER_BYTES`) around its body.
+ */
+export function entryCapacity(maxPayloadBytes: number): EntryCapacity {
+  const entryBytesMax = maxPayloadBytes - HEADER_ROOM_BYTES;
+  return { entryBytesMax, bodyBytesMax: entryBytesMax - ENTRY_HEADER_BYTES };
+}
+
 /** Applies the defaults of {@link JetStreamJournalOptions}; throws a RangeError naming a bad one. */
 export function resolveJetStreamJournalOptions(
   options: JetStreamJournalOptions,
@@ -76,7 +81,6 @@ export function resolveJetStreamJournalOptions(
 ): ResolvedJetStreamJournalOptions {
   const resolved: ResolvedJetStreamJournalOptions = {
     connection: options.connection,
-    snapshots: options.snapshots,
     clusterName: options.clusterName ?? 'once',
     replicas: options.replicas ?? 3,
     ackTimeoutMs: options.ackTimeoutMs ?? 2_000,

@@ -6,9 +6,9 @@ import { AppendPipeline } from './append-pipeline';
 import { ClusterConfig, clusterConfigBucket } from './cluster-config';
 import { GroupPublisher } from './group-publisher';
 import {
-  HEADER_ROOM_BYTES,
+  type EntryCapacity,
   type JetStreamJournalOptions,
-  type LocalSnapshots,
+  entryCapacity,
   resolveJetStreamJournalOptions,
 } from './jetstream-journal-options';
 import { ensureJournalStream, readJournalStreamEnd } from './journal-stream';
@@ -22,10 +22,9 @@ export interface JetStreamJournalParts {
   readonly pipeline: AppendPipeline;
   readonly reader: StreamReader;
   readonly config: ClusterConfig;
-  readonly snapshots: LocalSnapshots;
   readonly clock: () => bigint;
-  /** The largest encoded entry a message carries. */
-  readonly entryBytesMax: number;
+  /** The largest entry, and entry body, a message carries. */
+  readonly capacity: EntryCapacity;
   /** The stream's last op and its timestamp, where this writer continues. */
   readonly lastOp: number;
   readonly lastTimestamp: bigint;
@@ -61,7 +60,7 @@ export async function openJetStreamJournalParts(
   );
   const end = await retry(() => readJournalStreamEnd(jsm, names));
   const js = jsm.jetstream();
-  const entryBytesMax = (connection.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM_BYTES;
+  const capacity = entryCapacity(connection.info?.max_payload ?? 1024 * 1024);
   const publisher = new GroupPublisher(
     connection,
     js,
@@ -75,7 +74,7 @@ export async function openJetStreamJournalParts(
     randomBytes(8).toString('hex'),
     {
       groupEntriesMax: resolved.groupEntriesMax,
-      groupBytesMax: Math.min(resolved.groupBytesMax, entryBytesMax),
+      groupBytesMax: Math.min(resolved.groupBytesMax, capacity.entryBytesMax),
       groupsInFlightMax: resolved.groupsInFlightMax,
       settleTimeoutMs: resolved.settleTimeoutMs,
     },
@@ -87,9 +86,8 @@ export async function openJetStreamJournalParts(
     pipeline,
     reader: new StreamReader(js, jsm, names, resolved.leaderWaitMs),
     config,
-    snapshots: resolved.snapshots,
     clock: resolved.clock,
-    entryBytesMax,
+    capacity,
     lastOp: end.lastOp,
     lastTimestamp: end.lastTimestamp,
   };

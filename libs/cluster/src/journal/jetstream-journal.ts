@@ -5,7 +5,6 @@ import {
   type Journal,
   JournalClosedError,
   type JournalEntry,
-  type SnapshotRecord,
   assertValidDraft,
   nextTimestamp,
   stampEntry,
@@ -13,18 +12,23 @@ import {
 import { type ClusterNames } from '../cluster-names';
 import { type AppendPipeline } from './append-pipeline';
 import { type ClusterConfig } from './cluster-config';
-import { type JetStreamJournalOptions, type LocalSnapshots } from './jetstream-journal-options';
+import { type EntryCapacity, type JetStreamJournalOptions } from './jetstream-journal-options';
 import { type JetStreamJournalParts, openJetStreamJournalParts } from './jetstream-journal-parts';
 import { readJournalStreamLastOp } from './journal-stream';
+import { type StoredEntries } from './journal-message';
 import { type StreamReader } from './stream-reader';
 
 const DEFAULT_READ_BATCH_SIZE = 1024;
 
+/** The journal port without snapshots, which stay with each node (see `ClusterJournal`). */
+export type StreamJournalPort = Omit<Journal, 'saveSnapshot' | 'listSnapshots'>;
+
 /**
  * The journal of a cluster: one replicated JetStream stream, one message per
  * group of contiguous entries (see `encodeGroupMessage`), the cluster's
- * secret and settings in a KV bucket, snapshots left to the node
- * ({@link LocalSnapshots}).
+ * secret and settings in a KV bucket. It holds no snapshots: each node keeps
+ * its own, of its own applied state, in its local journal, so this is the
+ * journal port less `saveSnapshot` and `listSnapshots` ({@link StreamJournalPort}).
  *
  * An instance opened by the node holding the cluster's lease is the writer:
  * it continues after the last message it found at open, and every publish
@@ -34,7 +38,7 @@ const DEFAULT_READ_BATCH_SIZE = 1024;
  * holds the lease. Any instance reads: `readBatches` for replay, `follow` for
  * a follower's tail, `streamLastOp` for a read barrier.
  */
-export class JetStreamJournal implements Journal {
+export class JetStreamJournal implements StreamJournalPort {
   /** The cluster's secret (resume tokens), the same on every node. */
   readonly nodeSecret: Buffer;
   readonly names: ClusterNames;
@@ -43,10 +47,9 @@ export class JetStreamJournal implements Journal {
   readonly #reader: StreamReader;
   readonly #jsm: JetStreamManager;
   readonly #config: ClusterConfig;
-  readonly #snapshots: LocalSnapshots;
   readonly #clock: () => bigint;
-  readonly #entryBytesMax: number;
-  /** Writes other than appends (settings, snapshots) that close awaits. */
+  readonly #capacity: EntryCapacity;
+  /** Writes other than appends (settings) that close awaits. */
   readonly #otherWrites = new Set<Promise<unknown>>();
   /** Reads following the stream, stopped by close. */
   readonly #follows = new Set<AbortController>();
@@ -63,9 +66,8 @@ export class JetStreamJournal implements Journal {
     this.#reader = parts.reader;
     this.#pipeline = parts.pipeline;
     this.#config = parts.config;
-    this.#snapshots = parts.snapshots;
     this.#clock = parts.clock;
-    this.#entryBytesMax = parts.entryBytesMax;
+    this.#capacity = parts.capacity;
     this.#lastOp = parts.lastOp;
     this.#lastTimestamp = parts.lastTimestamp;
   }
@@ -78,6 +80,15 @@ export class JetStreamJournal implements Journal {
    */
   static async open(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     return new JetStreamJournal(await openJetStreamJournalParts(options));
+  }
+
+  /**
+   * The largest entry body one message carries: the servers' `max_payload`
+   * less the message's headers and the entry's own (see `entryCapacity`).
+   * `enqueue` refuses a larger one.
+   */
+  get entryBodyBytesMax(): number {
+    return this.#capacity.bodyBytesMax;
   }
 
   /** Highest op assigned by this writer, or the stream's last op at open. */
@@ -135,10 +146,11 @@ export class JetStreamJournal implements Journal {
     const op = this.#lastOp + 1;
     const timestamp = nextTimestamp(this.#clock(), this.#lastTimestamp);
     const { entry, encoded } = stampEntry(draft, op, timestamp);
-    if (encoded.byteLength > this.#entryBytesMax) {
+    const { entryBytesMax } = this.#capacity;
+    if (encoded.byteLength > entryBytesMax) {
       throw new InvalidEntryError(
         'body',
-        `makes an entry of ${encoded.byteLength} bytes, more than the ${this.#entryBytesMax} a journal message carries (the server's max_payload less headers)`,
+        `makes an entry of ${encoded.byteLength} bytes, more than the ${entryBytesMax} a journal message carries (the server's max_payload less headers)`,
       );
     }
     this.#assertWritable('append');
@@ -186,12 +198,12 @@ export class JetStreamJournal implements Journal {
   }
 
   /**
-   * A follower's tail: yields the entries of ops `fromOp` and on, one array
-   * per message, as they are appended, verified and contiguous, until the
-   * loop breaks, `signal` aborts or the journal closes. Throws
-   * `JournalCorruptionError` like `readBatches`.
+   * A follower's tail: yields the entries of ops `fromOp` and on with the
+   * bytes the stream stored them as, once per message, as they are appended,
+   * verified and contiguous, until the loop breaks, `signal` aborts or the
+   * journal closes. Throws `JournalCorruptionError` like `readBatches`.
    */
-  follow(fromOp: number, options: { signal?: AbortSignal } = {}): AsyncIterable<JournalEntry[]> {
+  follow(fromOp: number, options: { signal?: AbortSignal } = {}): AsyncIterable<StoredEntries> {
     assertPositiveInteger('fromOp', fromOp);
     this.#assertOpen('follow the journal');
     const stop = new AbortController();
@@ -204,11 +216,11 @@ export class JetStreamJournal implements Journal {
     fromOp: number,
     signal: AbortSignal,
     stop: AbortController,
-  ): AsyncGenerator<JournalEntry[]> {
+  ): AsyncGenerator<StoredEntries> {
     try {
-      for await (const entries of this.#reader.read(fromOp, { signal })) {
-        this.#readOp = Math.max(this.#readOp, entries[entries.length - 1].op);
-        yield entries;
+      for await (const stored of this.#reader.read(fromOp, { signal })) {
+        this.#readOp = Math.max(this.#readOp, stored.entries[stored.entries.length - 1].op);
+        yield stored;
       }
     } finally {
       this.#follows.delete(stop);
@@ -224,28 +236,6 @@ export class JetStreamJournal implements Journal {
     return readJournalStreamLastOp(this.#jsm, this.names);
   }
 
-  /**
-   * Hands the snapshot to the node's {@link LocalSnapshots} once `op` is known
-   * to be in the stream: a snapshot never includes an op that could be lost.
-   */
-  async saveSnapshot(op: number, payload: Buffer): Promise<void> {
-    if (!Number.isSafeInteger(op) || op < 0) {
-      throw new RangeError(`snapshot op must be an integer >= 0: ${op}`);
-    }
-    if (op > this.durableOp) {
-      throw new RangeError(
-        `snapshot op ${op} is beyond the durable end of the journal (op ${this.durableOp})`,
-      );
-    }
-    this.#assertWritable('save a snapshot');
-    await this.#track(this.#snapshots.saveSnapshot(op, payload));
-  }
-
-  listSnapshots(): Promise<SnapshotRecord[]> {
-    this.#assertOpen('list snapshots');
-    return this.#snapshots.listSnapshots();
-  }
-
   /** Replaces the cluster's settings record; resolves once the bucket stored it. */
   async updateSettings(settings: unknown): Promise<void> {
     if (JSON.stringify(settings) === undefined) {
@@ -257,7 +247,7 @@ export class JetStreamJournal implements Journal {
 
   /**
    * Takes nothing more, waits for the queued groups to be acknowledged (or
-   * fail) and for settings and snapshot writes, stops the follows. The NATS
+   * fail) and for settings writes, stops the follows. The NATS
    * connection stays open. Idempotent.
    */
   close(): Promise<void> {

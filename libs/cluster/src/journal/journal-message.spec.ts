@@ -40,15 +40,19 @@ describe('the journal message of a group', () => {
     expect(headers.get(JournalHeader.format)).toBe('1');
   });
 
-  it('decodes to the very entries, each a view of the message', () => {
-    const { payload, headers } = group(41, ['a', '', 'ccc']);
-    const entries = decodeGroupMessage(9, payload, headers, 41);
+  it('decodes to the very entries, each a view of the message, with the bytes each was read from', () => {
+    const { payload, headers, encoded: written } = group(41, ['a', '', 'ccc']);
+    const { entries, encoded } = decodeGroupMessage(9, payload, headers, 41);
     expect(entries.map((e) => [e.op, e.body.toString(), e.timestamp])).toEqual([
       [41, 'a', 1_700_000_000_000_000_041n],
       [42, '', 1_700_000_000_000_000_042n],
       [43, 'ccc', 1_700_000_000_000_000_043n],
     ]);
     expect(entries[2].body.buffer).toBe(payload.buffer);
+    expect(encoded.map((bytes) => bytes.toString('hex'))).toEqual(
+      written.map((bytes) => Buffer.from(bytes).toString('hex')),
+    );
+    expect(encoded[1].buffer).toBe(payload.buffer);
   });
 
   it('names the first missing op when the message starts after the expected one', () => {

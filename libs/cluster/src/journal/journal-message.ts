@@ -79,30 +79,31 @@ export function messageOps(
 }
 
 /**
+ * Entries read out of one stream message, with the bytes each was decoded
+ * from (views of the message, verified by the entry's checksum): a follower
+ * stores these in its local copy as they are instead of encoding each entry
+ * again.
+ */
+export interface StoredEntries {
+  readonly entries: JournalEntry[];
+  /** `encoded[i]` is the encoding of `entries[i]` as the stream stored it. */
+  readonly encoded: Buffer[];
+}
+
+/**
  * Decodes and verifies stored message `seq`: its headers, then every entry
  * (checksum, kind, op) in turn, and that the entries fill the payload exactly.
  * `expectedFirstOp`, when given, is the op the message must start with (the
  * one after the previous message's last). Throws {@link JournalCorruptionError}
- * naming the first bad or missing op. The entries are views of `data`.
+ * naming the first bad or missing op. The entries and their encodings are
+ * views of `data`.
  */
-/**
- * The bytes each entry decoded from a stream message was read from, verified
- * by its checksum: a follower stores them in its local copy as they are
- * instead of encoding the entry again. Weak, so it holds nothing alive.
- */
-const verifiedEncodings = new WeakMap<JournalEntry, Buffer>();
-
-/** The verified bytes `entry` was decoded from, when it came from a stream message. */
-export function streamEncodingOf(entry: JournalEntry): Buffer | undefined {
-  return verifiedEncodings.get(entry);
-}
-
 export function decodeGroupMessage(
   seq: number,
   data: Uint8Array,
   messageHeaders: MsgHdrs | undefined,
   expectedFirstOp?: number,
-): JournalEntry[] {
+): StoredEntries {
   const { firstOp, lastOp } = messageOps(seq, messageHeaders, expectedFirstOp ?? 1);
   if (expectedFirstOp !== undefined && firstOp !== expectedFirstOp) {
     throw new JournalCorruptionError(
@@ -114,6 +115,7 @@ export function decodeGroupMessage(
   }
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const entries = new Array<JournalEntry>(lastOp - firstOp + 1);
+  const encodings = new Array<Buffer>(entries.length);
   let offset = 0;
   for (let op = firstOp; op <= lastOp; op++) {
     const left = bytes.byteLength - offset;
@@ -131,9 +133,8 @@ export function decodeGroupMessage(
       );
     }
     const encoded = bytes.subarray(offset, offset + length);
-    const entry = decodeEntry(encoded, op);
-    verifiedEncodings.set(entry, encoded);
-    entries[op - firstOp] = entry;
+    entries[op - firstOp] = decodeEntry(encoded, op);
+    encodings[op - firstOp] = encoded;
     offset += length;
   }
   if (offset !== bytes.byteLength) {
@@ -142,7 +143,7 @@ export function decodeGroupMessage(
       `stream message ${seq} holds ${bytes.byteLength - offset} bytes after op ${lastOp}, its last`,
     );
   }
-  return entries;
+  return { entries, encoded: encodings };
 }
 
 const DECIMAL = /^(0|[1-9][0-9]{0,15})$/;

@@ -107,7 +107,7 @@ export async function readJournalStreamEnd(
 ): Promise<JournalStreamEnd> {
   const last = await jsm.streams.getMessage(names.stream, { last_by_subj: names.subject });
   if (last === null) return { seq: 0, msgId: undefined, lastOp: 0, lastTimestamp: 0n };
-  const entries = decodeGroupMessage(last.seq, last.data, last.header);
+  const { entries } = decodeGroupMessage(last.seq, last.data, last.header);
   const tail = entries[entries.length - 1];
   return {
     seq: last.seq,

@@ -6,7 +6,7 @@ import {
 } from '@nats-io/jetstream';
 import { type JournalEntry, JournalCorruptionError } from '@once/journal';
 import { type ClusterNames } from '../cluster-names';
-import { decodeGroupMessage, messageOps } from './journal-message';
+import { type StoredEntries, decodeGroupMessage, messageOps } from './journal-message';
 import { retryTransient } from './transient-retry';
 
 /** Messages the ordered consumer asks for at a time. */
@@ -72,12 +72,12 @@ export class StreamReader {
   }
 
   /**
-   * Yields the entries of ops `fromOp` and on, one array per stored message
-   * (its entries below `fromOp` left out), each message verified and
-   * following the previous one. Throws {@link JournalCorruptionError} naming
-   * the first bad or missing op.
+   * Yields the entries of ops `fromOp` and on with their stored bytes, once
+   * per stored message (its entries below `fromOp` left out), each message
+   * verified and following the previous one. Throws
+   * {@link JournalCorruptionError} naming the first bad or missing op.
    */
-  async *read(fromOp: number, options: StreamReadOptions = {}): AsyncGenerator<JournalEntry[]> {
+  async *read(fromOp: number, options: StreamReadOptions = {}): AsyncGenerator<StoredEntries> {
     const { endSeq, signal } = options;
     const startSeq = await this.locate(fromOp, endSeq ?? (await this.lastSeq()));
     if ((endSeq !== undefined && startSeq > endSeq) || signal?.aborted) return;
@@ -95,7 +95,8 @@ export class StreamReader {
     try {
       let nextOp: number | undefined;
       for await (const message of messages) {
-        const entries = decodeGroupMessage(message.seq, message.data, message.headers, nextOp);
+        const stored = decodeGroupMessage(message.seq, message.data, message.headers, nextOp);
+        const { entries, encoded } = stored;
         if (nextOp === undefined && entries[0].op > fromOp) {
           throw new JournalCorruptionError(
             fromOp,
@@ -103,8 +104,11 @@ export class StreamReader {
           );
         }
         nextOp = entries[entries.length - 1].op + 1;
-        const wanted = entries[0].op >= fromOp ? entries : entries.slice(fromOp - entries[0].op);
-        if (wanted.length > 0) yield wanted;
+        const skip = Math.max(0, fromOp - entries[0].op);
+        if (skip === 0) yield stored;
+        else if (skip < entries.length) {
+          yield { entries: entries.slice(skip), encoded: encoded.slice(skip) };
+        }
         if (endSeq !== undefined && message.seq >= endSeq) break;
       }
     } finally {
@@ -128,7 +132,7 @@ export class StreamReader {
     const endSeq = await this.lastSeq();
     let nextOp = fromOp;
     let batch: JournalEntry[] = [];
-    for await (const entries of this.read(fromOp, { endSeq })) {
+    for await (const { entries } of this.read(fromOp, { endSeq })) {
       for (const entry of entries) {
         batch.push(entry);
         if (batch.length === batchSize) {

@@ -45,6 +45,14 @@ export class ClusterJournal implements Journal {
     return this.#writer?.lastOp ?? this.local.lastOp;
   }
 
+  /**
+   * The largest entry body the cluster's stream carries in one message: the
+   * limit a request's body is held to before admission (see the journal port).
+   */
+  get entryBodyBytesMax(): number {
+    return this.stream.entryBodyBytesMax;
+  }
+
   /** The local copy's first op: it may be compacted like a single node's journal. */
   get firstOp(): number {
     return this.local.firstOp;

@@ -1,8 +1,7 @@
 import { connect } from '@nats-io/transport-node';
 import { type NatsConnection } from '@nats-io/nats-core';
 import {
-  CommandRegistry,
-  Engine,
+  type Engine,
   type EngineLogger,
   type EngineSettings,
   type GenesisCommand,
@@ -10,14 +9,13 @@ import {
   type PingClusterView,
   type ReplayProgress,
   SILENT_LOGGER,
-  StateRegistry,
   type WriteRole,
+  journalStoreOptions,
+  nodeEngine,
   replayPhase,
   validateSettings,
-  journalStoreOptions,
 } from '@once/engine';
 import { JournalStore } from '@once/journal';
-import { settingDefault } from '@once/settings';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom } from 'rxjs';
 import { StreamFollower } from '../follower';
 import { JetStreamJournal } from '../journal';
@@ -79,20 +77,12 @@ export class ClusterNode implements WriteRole, TermHost {
       });
       const stream = await JetStreamJournal.open({
         connection,
-        snapshots: local,
         clusterName: options.clusterName,
         replicas: options.replicas,
         ...options.stream,
       });
       const journal = new ClusterJournal(local, stream, options.nodeId);
-      const engine = new Engine({
-        journal,
-        commands: new CommandRegistry(options.commands),
-        states: new StateRegistry(options.states),
-        snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
-        logger: options.logger,
-      });
-      return new ClusterNode(connection, journal, engine, options);
+      return new ClusterNode(connection, journal, nodeEngine(journal, options), options);
     } catch (error) {
       await connection?.close().catch(() => undefined);
       await local.close();

@@ -101,7 +101,6 @@ export class RoleSwitch {
     const { node } = this;
     const writer = await JetStreamJournal.open({
       connection: node.connection,
-      snapshots: node.journal.local,
       clusterName: node.options.clusterName,
       replicas: node.options.replicas,
       ...node.options.stream,
