@@ -1,4 +1,3 @@
-import { runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
 import { type ClusterStand } from './cluster-stand';
 import {
@@ -11,6 +10,7 @@ import { type LoadReport } from './load-report';
 import { runLoad } from './load-runner';
 import { type NatsServers } from './nats-servers';
 import { type RawJetStreamReport } from './raw-jetstream-publish';
+import { describeLatency, runTimedBenchChild } from './throughput-steps';
 
 /** One cluster throughput run, each figure from its own process. */
 export interface ClusterThroughputRun {
@@ -30,7 +30,6 @@ export interface ClusterThroughputRun {
  */
 export const JOURNAL_GROUPS_IN_FLIGHT = 8;
 const SAMPLE_INTERVAL_MS = 100;
-const CHILD_SLACK_MS = 120_000;
 
 /**
  * One run: the closed loop of the single-node bench against the cluster's
@@ -57,12 +56,11 @@ export async function measureClusterRun(
   }
   const groups = streamGroupsIn(samples, cluster.windowStartEpochMs!, cluster.windowEndEpochMs!);
   context.log(
-    `  cluster closed loop on node${leader + 1}: ${Math.round(cluster.requestsPerSecond)} req/s, p50 ${cluster.latency.p50Ms.toFixed(2)} ms, p99 ${cluster.latency.p99Ms.toFixed(2)} ms; ${groups.entriesPerMessage.toFixed(1)} entries per message of ${Math.round(groups.entryBytes)} B each`,
+    `  cluster closed loop on node${leader + 1}: ${Math.round(cluster.requestsPerSecond)} req/s, ${describeLatency(cluster.latency)}; ${groups.entriesPerMessage.toFixed(1)} entries per message of ${Math.round(groups.entryBytes)} B each`,
   );
 
-  const { warmupMs, durationMs } = context.options;
-  const rawJetStream = await runBenchChild<RawJetStreamReport>(
-    context.build,
+  const rawJetStream = await runTimedBenchChild<RawJetStreamReport>(
+    context,
     'raw-jetstream-publish',
     [
       '--servers',
@@ -77,12 +75,7 @@ export async function measureClusterRun(
       String(Math.max(1, Math.round(groups.entryBytes))),
       '--in-flight',
       String(JOURNAL_GROUPS_IN_FLIGHT),
-      '--warmup-ms',
-      String(warmupMs),
-      '--duration-ms',
-      String(durationMs),
     ],
-    { timeoutMs: warmupMs + durationMs + CHILD_SLACK_MS },
   );
   context.log(
     `  raw JetStream, ${rawJetStream.groupEntries} × ${rawJetStream.entryBytes} B per message, ${rawJetStream.inFlight} in flight: ${Math.round(rawJetStream.entriesPerSecond)} entries/s`,

@@ -13,6 +13,7 @@ import { OnceService, type ReplayReport } from './once-service';
 import { type RawBatchReport } from './raw-level-batch';
 import { type RawGroupCommitReport } from './raw-level-group-commit';
 import { type RawIterateReport } from './raw-level-iterate';
+import { CHILD_SLACK_MS, describeLatency, runTimedBenchChild } from './throughput-steps';
 import { WalRecorder, type WalRecording } from './wal-recorder';
 
 /** Everything one throughput run measured, each figure from its own process. */
@@ -43,8 +44,6 @@ export interface ThroughputRun {
   readonly metricsOn?: MetricsOnRun;
 }
 
-const CHILD_SLACK_MS = 120_000;
-
 /**
  * One throughput run: the once service, the NestJS baseline and the durable
  * peers measured back to back under the same load shape, the service's
@@ -74,24 +73,14 @@ export async function measureThroughputRun(
   redisPeer ??= await peers.measure('redis', context);
   pgPeer ??= await peers.measure('pg', context);
   if (withMetrics) metricsOn ??= await measureOnceWithMetrics(context, index);
-  const { warmupMs, durationMs } = context.options;
-  const rawBatch = await runBenchChild<RawBatchReport>(
-    context.build,
-    'raw-level-batch',
-    [
-      '--dir',
-      join(context.workDir, `raw-batch-${index}`),
-      '--group-size',
-      String(Math.max(1, Math.round(once.groupCommits.avgGroupSize))),
-      '--value-bytes',
-      String(Math.round(once.groupCommits.meanValueBytes)),
-      '--warmup-ms',
-      String(warmupMs),
-      '--duration-ms',
-      String(durationMs),
-    ],
-    { timeoutMs: warmupMs + durationMs + CHILD_SLACK_MS },
-  );
+  const rawBatch = await runTimedBenchChild<RawBatchReport>(context, 'raw-level-batch', [
+    '--dir',
+    join(context.workDir, `raw-batch-${index}`),
+    '--group-size',
+    String(Math.max(1, Math.round(once.groupCommits.avgGroupSize))),
+    '--value-bytes',
+    String(Math.round(once.groupCommits.meanValueBytes)),
+  ]);
   context.log(
     `  raw LevelDB, ${rawBatch.groupSize} × ${rawBatch.valueBytes} B per synced batch: ${Math.round(rawBatch.entriesPerSecond)} entries/s`,
   );
@@ -141,7 +130,7 @@ async function measureOnce(
       context,
     );
     context.log(
-      `  once open loop at ${Math.round(once.requestsPerSecond / 2)} req/s: p50 ${halfPeak.latency.p50Ms.toFixed(2)} ms, p99 ${halfPeak.latency.p99Ms.toFixed(2)} ms`,
+      `  once open loop at ${Math.round(once.requestsPerSecond / 2)} req/s: ${describeLatency(halfPeak.latency)}`,
     );
   } finally {
     await service.crash();
@@ -201,26 +190,16 @@ async function measureRawGroupCommit(
   ratePerSecond: number,
   valueBytes: number,
 ): Promise<RawGroupCommitReport> {
-  const { warmupMs, durationMs } = context.options;
-  const report = await runBenchChild<RawGroupCommitReport>(
-    context.build,
-    'raw-level-group-commit',
-    [
-      '--dir',
-      join(context.workDir, `raw-group-commit-${index}`),
-      '--rate-per-second',
-      String(Math.max(1, Math.round(ratePerSecond))),
-      '--value-bytes',
-      String(Math.max(1, Math.round(valueBytes))),
-      '--warmup-ms',
-      String(warmupMs),
-      '--duration-ms',
-      String(durationMs),
-    ],
-    { timeoutMs: warmupMs + durationMs + CHILD_SLACK_MS },
-  );
+  const report = await runTimedBenchChild<RawGroupCommitReport>(context, 'raw-level-group-commit', [
+    '--dir',
+    join(context.workDir, `raw-group-commit-${index}`),
+    '--rate-per-second',
+    String(Math.max(1, Math.round(ratePerSecond))),
+    '--value-bytes',
+    String(Math.max(1, Math.round(valueBytes))),
+  ]);
   context.log(
-    `  raw LevelDB group commit at ${report.ratePerSecond} req/s: p50 ${report.latency.p50Ms.toFixed(2)} ms, p99 ${report.latency.p99Ms.toFixed(2)} ms (${report.meanGroupSize.toFixed(1)} entries per batch); ${describeActivity(report.leveldb)}`,
+    `  raw LevelDB group commit at ${report.ratePerSecond} req/s: ${describeLatency(report.latency)} (${report.meanGroupSize.toFixed(1)} entries per batch); ${describeActivity(report.leveldb)}`,
   );
   return report;
 }
