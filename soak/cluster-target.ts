@@ -1,21 +1,18 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OnceCluster, TcpProxy, freePorts } from '@once/testing';
 import { type AcknowledgementWatch } from './acknowledgement-watch';
 import { ClusterChaos } from './cluster-chaos';
 import { type SnapshotRead, compareReplicas, readNewestSnapshot } from './replica-comparison';
-import { stopAndVerify } from './replay-check';
 import { type SeededRandom } from './seeded-random';
-import { type ServiceBuild } from './service-build';
-import { type TargetSettings } from './single-target';
 import { type SoakOptions } from './soak-options';
 import {
-  type NodeReplay,
   type ServiceAddress,
   type SoakTarget,
+  type TargetRun,
   type TargetVerification,
 } from './soak-target';
+import { stopAndVerifyInOrder, writeLogFiles } from './target-processes';
 
 /** NATS servers (one JetStream cluster, the stream replicated on each) and once nodes. */
 export const CLUSTER_NATS_SERVERS = 3;
@@ -41,15 +38,10 @@ export class ClusterTarget implements SoakTarget {
   private constructor(
     private readonly cluster: OnceCluster,
     private readonly proxies: readonly TcpProxy[],
-    private readonly build: ServiceBuild,
-    private readonly workDir: string,
+    private readonly run: TargetRun,
   ) {}
 
-  static async start(
-    workDir: string,
-    build: ServiceBuild,
-    settings: TargetSettings,
-  ): Promise<ClusterTarget> {
+  static async start(run: TargetRun): Promise<ClusterTarget> {
     const ports = await freePorts(CLUSTER_NODES);
     const proxies = await Promise.all(ports.map((port) => TcpProxy.start({ targetPort: port })));
     try {
@@ -58,11 +50,11 @@ export class ClusterTarget implements SoakTarget {
         nodes: CLUSTER_NODES,
         ports,
         advertise: proxies.map((proxy) => `127.0.0.1:${proxy.port}`),
-        dataDirs: ports.map((_, index) => join(workDir, `node${index + 1}`)),
-        env: settings.env,
-        service: { entry: build.main, readyTimeoutMs: settings.readyTimeoutMs },
+        dataDirs: ports.map((_, index) => join(run.workDir, `node${index + 1}`)),
+        env: run.settings.env,
+        service: { entry: run.build.main, readyTimeoutMs: run.settings.readyTimeoutMs },
       });
-      return new ClusterTarget(cluster, proxies, build, workDir);
+      return new ClusterTarget(cluster, proxies, run);
     } catch (error) {
       await Promise.all(proxies.map((proxy) => proxy.close()));
       throw error;
@@ -74,7 +66,7 @@ export class ClusterTarget implements SoakTarget {
   }
 
   get dataDirs(): readonly string[] {
-    return this.cluster.nodes.map((_, index) => join(this.workDir, `node${index + 1}`));
+    return this.cluster.nodes.map((_, index) => join(this.run.workDir, `node${index + 1}`));
   }
 
   /** Through the proxies as well: they forward faithfully once the chaos is over. */
@@ -136,15 +128,12 @@ export class ClusterTarget implements SoakTarget {
     const order = this.cluster.nodes
       .map((_, index) => index)
       .sort((a, b) => Number(pings[a]?.role === 'leader') - Number(pings[b]?.role === 'leader'));
-    const replays: NodeReplay[] = [];
+    const replays = await stopAndVerifyInOrder(
+      order.map((index) => ({ name: nodeName(index), service: this.cluster.nodes[index] })),
+      this.run.build,
+      committedOp,
+    );
     const reads: SnapshotRead[] = [];
-    for (const index of order) {
-      const node = this.cluster.nodes[index];
-      replays.push({
-        node: nodeName(index),
-        ...(await stopAndVerify(node, this.build, committedOp)),
-      });
-    }
     for (const [index, node] of this.cluster.nodes.entries()) {
       reads.push(await readNewestSnapshot(nodeName(index), node.dataDir));
     }
@@ -152,12 +141,11 @@ export class ClusterTarget implements SoakTarget {
   }
 
   async writeLogs(): Promise<void> {
-    for (const [index, node] of this.cluster.nodes.entries()) {
-      await writeFile(join(this.workDir, `${nodeName(index)}.log`), node.logs);
-    }
-    for (const [index, name] of this.cluster.nats.names.entries()) {
-      await writeFile(join(this.workDir, `nats-${name}.log`), this.cluster.nats.logs(index));
-    }
+    const { nodes, nats } = this.cluster;
+    await writeLogFiles(this.run.workDir, [
+      ...nodes.map((node, index) => [nodeName(index), node.logs] as const),
+      ...nats.names.map((name, index) => [`nats-${name}`, nats.logs(index)] as const),
+    ]);
   }
 
   /** Kills the nodes and the NATS servers (the nodes' data stays in the run directory). */

@@ -1,18 +1,15 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RawClient, ServiceProcess, TcpProxy, bodyJson } from '@once/testing';
 import { Chaos, type SoakChaos } from './chaos';
-import { stopAndVerify } from './replay-check';
 import { type SeededRandom } from './seeded-random';
-import { type ServiceBuild } from './service-build';
 import { type SoakOptions } from './soak-options';
-import { type ServiceAddress, type SoakTarget, type TargetVerification } from './soak-target';
-
-/** The settings every process of the run gets, and how long a (re)start may take. */
-export interface TargetSettings {
-  readonly env: Readonly<Record<string, string>>;
-  readonly readyTimeoutMs: number;
-}
+import {
+  type ServiceAddress,
+  type SoakTarget,
+  type TargetRun,
+  type TargetVerification,
+} from './soak-target';
+import { stopAndVerifyInOrder, writeLogFiles } from './target-processes';
 
 /**
  * The reference service as one process on `data/` of the run directory,
@@ -23,24 +20,19 @@ export class SingleTarget implements SoakTarget {
   private constructor(
     private readonly service: ServiceProcess,
     private readonly proxy: TcpProxy,
-    private readonly build: ServiceBuild,
-    private readonly workDir: string,
+    private readonly run: TargetRun,
   ) {}
 
-  static async start(
-    workDir: string,
-    build: ServiceBuild,
-    settings: TargetSettings,
-  ): Promise<SingleTarget> {
+  static async start(run: TargetRun): Promise<SingleTarget> {
     const service = await ServiceProcess.start({
-      entry: build.main,
-      dataDir: join(workDir, 'data'),
-      env: settings.env,
-      readyTimeoutMs: settings.readyTimeoutMs,
+      entry: run.build.main,
+      dataDir: join(run.workDir, 'data'),
+      env: run.settings.env,
+      readyTimeoutMs: run.settings.readyTimeoutMs,
     });
     try {
       const proxy = await TcpProxy.start({ targetPort: service.port });
-      return new SingleTarget(service, proxy, build, workDir);
+      return new SingleTarget(service, proxy, run);
     } catch (error) {
       await service.crash();
       throw error;
@@ -78,12 +70,12 @@ export class SingleTarget implements SoakTarget {
   }
 
   async stopAndVerify(committedOp: number): Promise<TargetVerification> {
-    const replay = await stopAndVerify(this.service, this.build, committedOp);
-    return { replays: [{ node: 'service', ...replay }] };
+    const services = [{ name: 'service', service: this.service }];
+    return { replays: await stopAndVerifyInOrder(services, this.run.build, committedOp) };
   }
 
   async writeLogs(): Promise<void> {
-    await writeFile(join(this.workDir, 'service.log'), this.service.logs);
+    await writeLogFiles(this.run.workDir, [['service', this.service.logs]]);
   }
 
   async close(): Promise<void> {

@@ -65,9 +65,8 @@ export async function runSoak(
     },
     readyTimeoutMs: READY_TIMEOUT_MS,
   };
-  const target = options.cluster
-    ? await ClusterTarget.start(workDir, build, settings)
-    : await SingleTarget.start(workDir, build, settings);
+  const run = { workDir, build, settings };
+  const target = options.cluster ? await ClusterTarget.start(run) : await SingleTarget.start(run);
   let passed = false;
   try {
     const report = await soak({ target, password, options, log, startedMs, workDir });

@@ -4,7 +4,23 @@ import { type SoakChaos } from './chaos';
 import { type ClusterConvergence } from './replica-comparison';
 import { type ReplayCheck } from './replay-check';
 import { type SeededRandom } from './seeded-random';
+import { type ServiceBuild } from './service-build';
 import { type SoakOptions } from './soak-options';
+
+/** The settings every process of the run gets, and how long a (re)start may take. */
+export interface TargetSettings {
+  readonly env: Readonly<Record<string, string>>;
+  readonly readyTimeoutMs: number;
+}
+
+/** What a target starts from: the same for one process and for a cluster. */
+export interface TargetRun {
+  /** The run directory: the processes' data directories go in it, and their logs when the run fails. */
+  readonly workDir: string;
+  /** The copy of the service's build every process runs. */
+  readonly build: ServiceBuild;
+  readonly settings: TargetSettings;
+}
 
 /** Where an SDK client of the run connects: one node, or the nodes of a cluster. */
 export type ServiceAddress = Pick<OnceClientOptions, 'port' | 'nodes'>;
