@@ -1,10 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, runNodeProgram } from '../support/node-program';
+import { benchOutputDir, expectFiniteFigures, passingBenchRun } from './support/bench-run';
 
-/** Built by `npm run build` (nest build bench), like the service the other e2e tests run. */
-const BENCH_MAIN = join(ROOT, 'dist/bench/main.js');
 /** Past this bound the bench and its children are killed; a cluster smoke run takes about 20 s. */
 const BENCH_BOUND_MS = 110_000;
 
@@ -24,31 +20,18 @@ const FIGURES = [
 jest.setTimeout(BENCH_BOUND_MS + 10_000);
 
 describe('npm run bench -- --cluster --smoke', () => {
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'once-bench-cluster-smoke-'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = benchOutputDir('once-bench-cluster-smoke-');
 
   it('given nats-server, when the cluster bench runs, then it measures every cluster figure and writes them to the JSON file', async () => {
-    const out = join(dir, 'cluster-smoke.json');
-    const { exitCode, output } = await runNodeProgram(
-      BENCH_MAIN,
-      ['--cluster', '--smoke', '--out', out],
+    // Given / when
+    const { results } = await passingBenchRun(
+      ['--cluster', '--smoke'],
+      join(dir(), 'cluster-smoke.json'),
       BENCH_BOUND_MS,
     );
-    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
-    const results = JSON.parse(await readFile(out, 'utf8'));
-    for (const figure of FIGURES) {
-      expect({ figure, finite: Number.isFinite(results[figure]) }).toEqual({
-        figure,
-        finite: true,
-      });
-    }
+
+    // Then: every cluster figure is a number, from one failover in the smoke profile
+    expectFiniteFigures(results, FIGURES);
     expect(results.failovers).toHaveLength(1);
     expect(results.environment).toMatchObject({
       command: expect.stringContaining('--cluster'),

@@ -1,11 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScalingBenchDocument } from '../../bench/scaling-bench';
-import { ROOT, runNodeProgram } from '../support/node-program';
+import { benchOutputDir, passingBenchRun } from './support/bench-run';
 
-/** Built by `npm run build` (nest build bench), like the service the other e2e tests run. */
-const BENCH_MAIN = join(ROOT, 'dist/bench/main.js');
 /** Past this bound the bench and its children are killed; a scaling smoke run takes about 50 s. */
 const BENCH_BOUND_MS = 170_000;
 
@@ -25,27 +21,17 @@ function nonFinite(row: object, allowNull: readonly string[] = []): string[] {
 }
 
 describe('npm run bench -- --scaling --smoke', () => {
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'once-bench-scaling-smoke-'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = benchOutputDir('once-bench-scaling-smoke-');
 
   it('given the built service, when the scaling bench runs, then every series has a figure at every size, with its slopes, in the JSON file and the printed table', async () => {
     // Given / when
-    const out = join(dir, 'scaling-smoke.json');
-    const { exitCode, output } = await runNodeProgram(
-      BENCH_MAIN,
-      ['--scaling', '--smoke', '--out', out],
+    const { results, output } = await passingBenchRun<ScalingBenchDocument>(
+      ['--scaling', '--smoke'],
+      join(dir(), 'scaling-smoke.json'),
       BENCH_BOUND_MS,
     );
 
     // Then: it succeeded and printed the three tables
-    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
     for (const title of [
       'throughput by connections',
       'memory by idle sessions',
@@ -53,7 +39,6 @@ describe('npm run bench -- --scaling --smoke', () => {
     ]) {
       expect(output).toContain(title);
     }
-    const results = JSON.parse(await readFile(out, 'utf8')) as ScalingBenchDocument;
 
     // Throughput: a row per connection count, each figure measured
     const throughput = results.throughput_by_connections;

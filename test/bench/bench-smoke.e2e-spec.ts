@@ -1,10 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, runNodeProgram } from '../support/node-program';
+import { benchOutputDir, expectFiniteFigures, passingBenchRun } from './support/bench-run';
 
-/** Built by `npm run build` (nest build bench), like the service the other e2e tests run. */
-const BENCH_MAIN = join(ROOT, 'dist/bench/main.js');
 /**
  * Past this bound the bench and its children are killed; a smoke run takes
  * about 25 s, 50 s on a busy 2-core machine (the durable peers' servers start in it, PostgreSQL's initdb
@@ -52,31 +48,18 @@ const EXACTLY_ONCE = {
 };
 
 describe('npm run bench -- --smoke', () => {
-  let dir: string;
+  const dir = benchOutputDir('once-bench-smoke-');
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'once-bench-smoke-'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('measures every figure, checks the durable peers are exactly-once, and writes them to the JSON file', async () => {
-    const out = join(dir, 'smoke.json');
-    const { exitCode, output } = await runNodeProgram(
-      BENCH_MAIN,
-      ['--smoke', '--out', out],
+  it('given redis-server and PostgreSQL, when the single-node bench runs, then it measures every figure, checks the durable peers are exactly-once, and writes them to the JSON file', async () => {
+    // Given / when
+    const { results } = await passingBenchRun(
+      ['--smoke'],
+      join(dir(), 'smoke.json'),
       BENCH_BOUND_MS,
     );
-    expect({ exitCode, output: exitCode === 0 ? '' : output }).toEqual({ exitCode: 0, output: '' });
-    const results = JSON.parse(await readFile(out, 'utf8'));
-    for (const figure of FIGURES) {
-      expect({ figure, finite: Number.isFinite(results[figure]) }).toEqual({
-        figure,
-        finite: true,
-      });
-    }
+
+    // Then: every figure is a number
+    expectFiniteFigures(results, FIGURES);
     const [run] = results.runs;
     // The disk's own tail is measured at the open loop's offered rate, and
     // both databases' LevelDB activity is read from their info logs.
@@ -95,6 +78,8 @@ describe('npm run bench -- --smoke', () => {
       });
     }
     expect(run.leveldb.inWindow).toBeDefined();
+
+    // The run is described, and each durable peer applied each deposit once
     expect(results.environment).toMatchObject({ command: expect.stringContaining('--smoke') });
     expect(results.peers.checks).toEqual({ redis: EXACTLY_ONCE, pg: EXACTLY_ONCE });
   });
