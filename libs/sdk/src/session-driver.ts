@@ -5,16 +5,13 @@ import {
   type EvictionReason,
   type Frame,
   Operation,
-  parseReplyBody,
   randomClientId,
   Status,
 } from '@once/protocol';
 import { Backoff } from './backoff';
-import { AlreadyAppliedError } from './errors/already-applied.error';
 import { ClientClosedError } from './errors/client-closed.error';
-import { CommandRefusedError } from './errors/command-refused.error';
 import { ConnectError } from './errors/connect.error';
-import { evictionError, replyMessage, rpcErrorOf, statusError } from './errors/error-mapping';
+import { evictionError, replyMessage, statusError } from './errors/error-mapping';
 import { IdentityFileWriteError } from './errors/identity-file-write.error';
 import { InvalidReplyError } from './errors/invalid-reply.error';
 import { NotReadyError } from './errors/not-ready.error';
@@ -30,11 +27,13 @@ import { NodeRotation } from './node-rotation';
 import { type OnceClientEvent } from './once-client-event';
 import { type ResolvedOptions } from './once-client-options';
 import { leaderHintOf } from './not-ready-reply';
-import { CommandEntry, type QueryEntry } from './pending-request';
+import { CommandEntry, type QueryEntry, type Settler } from './pending-request';
 import { leaderOf } from './ping-reply';
+import { parseRegistration } from './registration-reply';
+import { commandOutcome, queryOutcome, type ReplyOutcome } from './reply-outcome';
 import { pingFrame, queryFrame, registerFrame, replicatedFrame } from './request-frames';
 import { type RequestPipeline } from './request-pipeline';
-import { type Registration, type SessionIdentity } from './session-identity';
+import { type SessionIdentity } from './session-identity';
 
 /**
  * Where the connection stands:
@@ -543,31 +542,17 @@ export class SessionDriver implements LinkHandler {
     }
     const entry = this.pipeline.get(header.request);
     if (!entry) return; // already settled: the answer to a resend of it
-    const message = replyMessage(frame.body, `request ${header.request} refused`);
-    if (header.status === (Status.Ok as number)) {
+    if (
+      header.status === (Status.Ok as number) ||
+      header.status === (Status.AlreadyApplied as number)
+    ) {
       this.identity.observeWatermark(header.watermark);
-      if (entry.kind === 'logout') {
-        this.loggedOut = true;
-        entry.resolve(undefined);
-      } else {
-        const outcome = parseReplyBody(frame.body);
-        if (!outcome) {
-          entry.reject(
-            new InvalidReplyError(`request ${header.request}: the reply body is not an outcome`),
-          );
-        } else if (outcome.ok) {
-          entry.resolve(outcome.result);
-        } else {
-          const { code, message: text } = outcome.error;
-          entry.reject(new CommandRefusedError(code, text, entry.pattern, rpcErrorOf(frame.body)));
-        }
-      }
-    } else if (header.status === (Status.AlreadyApplied as number)) {
-      this.identity.observeWatermark(header.watermark);
-      entry.reject(new AlreadyAppliedError(header.request, message));
+    }
+    if (entry.kind === 'logout' && header.status === (Status.Ok as number)) {
+      this.loggedOut = true;
+      entry.resolve(undefined);
     } else {
-      // REQUEST_CONFLICT, REQUEST_GAP, EPOCH_AHEAD, INVALID_REQUEST: client bugs, never retried.
-      entry.reject(statusError(header.status, message, header.request));
+      settle(entry, commandOutcome(frame, entry.pattern));
     }
     this.pipeline.settle(header.request);
     this.persister?.schedule();
@@ -593,22 +578,7 @@ export class SessionDriver implements LinkHandler {
       this.retryLater(link, frame.body);
       return;
     }
-    if (header.status === (Status.Ok as number)) {
-      const outcome = parseReplyBody(frame.body);
-      if (!outcome) query.reject(new InvalidReplyError('the query reply body is not an outcome'));
-      else if (outcome.ok) query.resolve(outcome.result);
-      else
-        query.reject(
-          new CommandRefusedError(
-            outcome.error.code,
-            outcome.error.message,
-            query.pattern,
-            rpcErrorOf(frame.body),
-          ),
-        );
-    } else {
-      query.reject(statusError(header.status, replyMessage(frame.body, 'query refused')));
-    }
+    settle(query, queryOutcome(frame, query.pattern));
     this.checkDrained();
   }
 
@@ -811,38 +781,18 @@ export class SessionDriver implements LinkHandler {
   }
 }
 
-/** The body of a REGISTER reply: `{"userId","epoch","watermark","resumeToken"}`. */
-function parseRegistration(frame: Frame): Registration | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(frame.body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const { userId, epoch, watermark, resumeToken } = (body ?? {}) as Record<string, unknown>;
-  if (
-    !isCount(userId) ||
-    !isCount(epoch) ||
-    epoch === 0 ||
-    !isCount(watermark) ||
-    typeof resumeToken !== 'string' ||
-    !/^[0-9a-fA-F]{32}$/.test(resumeToken)
-  ) {
-    return undefined;
-  }
-  return { userId, epoch, watermark, resumeToken: Buffer.from(resumeToken, 'hex') };
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 /** The error of a first connect whose round over several nodes bound nothing. */
 function noNodeBound(failures: readonly string[], last: OnceError): ConnectError {
   return new ConnectError(
     `no session bound on any of ${failures.length} nodes: ${failures.join('; ')}`,
     { cause: last },
   );
+}
+
+/** Settles `request` with `outcome`. */
+function settle(request: Settler, outcome: ReplyOutcome): void {
+  if (outcome.ok) request.resolve(outcome.result);
+  else request.reject(outcome.error);
 }
 
 function describe(error: unknown): string {
