@@ -372,6 +372,27 @@ describe('ClientTable', () => {
         'TABLE_INVARIANT',
       );
     });
+
+    it('says in a failed assertion which values broke it', () => {
+      const table = aliceWithReplies(1);
+      const messageOf = (commit: () => void): string => {
+        try {
+          commit();
+        } catch (error) {
+          return (error as Error).message;
+        }
+        throw new Error('expected the commit to be refused');
+      };
+      expect(messageOf(() => table.commitReply(9, 9000n, A, 1, 5, sum(5), frame('x')))).toContain(
+        `client ${A} request 5 !== watermark + 1 (2)`,
+      );
+      expect(messageOf(() => table.commitReply(9, 1n, A, 1, 2, sum(2), frame('x')))).toContain(
+        'timestamp 1 must be a u64 not below',
+      );
+      expect(messageOf(() => table.commitReply(1, 9000n, A, 1, 2, sum(2), frame('x')))).toContain(
+        'op 1 must be an integer above the latest op',
+      );
+    });
   });
 
   describe('applicable', () => {

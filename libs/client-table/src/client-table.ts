@@ -216,14 +216,15 @@ export class ClientTable {
   ): void {
     this.assertCommit(op, timestamp);
     const entry = this.table.get(client);
-    tableAssert(entry !== undefined, `commitReply: no entry for client ${client}`);
+    tableAssert(entry !== undefined, () => `commitReply: no entry for client ${client}`);
     tableAssert(
       session === entry.epoch,
-      `commitReply: client ${client} session ${session} !== epoch ${entry.epoch}`,
+      () => `commitReply: client ${client} session ${session} !== epoch ${entry.epoch}`,
     );
     tableAssert(
       request === entry.watermark + 1,
-      `commitReply: client ${client} request ${request} !== watermark + 1 (${entry.watermark + 1})`,
+      () =>
+        `commitReply: client ${client} request ${request} !== watermark + 1 (${entry.watermark + 1})`,
     );
     tableAssert(
       requestChecksum instanceof Uint8Array && requestChecksum.length === CHECKSUM_SIZE,
@@ -234,7 +235,7 @@ export class ClientTable {
       'commitReply: reply must be bytes or an encoder of them',
     );
     const previous = entry.replies;
-    tableAssert(previous.length <= this.limitRing, `client ${client}: ring above limit`);
+    tableAssert(previous.length <= this.limitRing, () => `client ${client}: ring above limit`);
     this.latestOp = op;
     this.latestTimestamp = timestamp;
 
@@ -370,13 +371,13 @@ export class ClientTable {
   private assertCommit(op: number, timestamp: bigint): void {
     tableAssert(
       Number.isSafeInteger(op) && op > this.latestOp,
-      `op ${op} must be an integer above the latest op ${this.latestOp}`,
+      () => `op ${op} must be an integer above the latest op ${this.latestOp}`,
     );
     tableAssert(
       typeof timestamp === 'bigint' &&
         timestamp >= this.latestTimestamp &&
         timestamp <= MAX_TIMESTAMP,
-      `timestamp ${String(timestamp)} must be a u64 not below ${this.latestTimestamp}`,
+      () => `timestamp ${String(timestamp)} must be a u64 not below ${this.latestTimestamp}`,
     );
   }
 

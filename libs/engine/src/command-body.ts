@@ -45,11 +45,15 @@ export function encodeCommandBody(body: CommandBody): Buffer {
 
 /** Reads a COMMAND entry body back; `undefined` when it is not one (never throws). */
 export function decodeCommandBody(bytes: Uint8Array): CommandBody | undefined {
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // A journal read hands in a Buffer already: no view to make (replay decodes every body).
+  const view = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const isRefusal = view.length > 0 && view[0] === REFUSAL_MARK;
   let parsed: unknown;
   try {
-    parsed = JSON.parse((isRefusal ? view.subarray(1) : view).toString('utf8'));
+    // toString() without arguments is Buffer's UTF-8 fast path.
+    parsed = JSON.parse((isRefusal ? view.subarray(1) : view).toString());
   } catch {
     return undefined;
   }

@@ -18,17 +18,21 @@ export enum EntryKind {
   Boot = 17,
 }
 
-const KNOWN_KINDS: ReadonlySet<number> = new Set<number>([
-  EntryKind.Register,
-  EntryKind.Logout,
-  EntryKind.Command,
-  EntryKind.Release,
-  EntryKind.Boot,
-]);
-
-/** True when `value` is one of the {@link EntryKind} codes this build knows. */
+/**
+ * True when `value` is one of the {@link EntryKind} codes this build knows.
+ * A switch rather than a set: replay asks it for every entry it reads.
+ */
 export function isEntryKind(value: number): value is EntryKind {
-  return KNOWN_KINDS.has(value);
+  switch (value as EntryKind) {
+    case EntryKind.Register:
+    case EntryKind.Logout:
+    case EntryKind.Command:
+    case EntryKind.Release:
+    case EntryKind.Boot:
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** An entry as the engine hands it to `append`: everything but its op and time. */

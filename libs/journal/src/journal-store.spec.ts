@@ -151,6 +151,21 @@ describe('JournalStore', () => {
     expect((await reopened.append(commandDraft(26))).op).toBe(26);
   });
 
+  it('reads whole batches of batchSize entries, past LevelDB iterators’ 16 KiB default', async () => {
+    // 600 entries of about 350 bytes: 16 KiB would hold fewer than 50 of them.
+    const store = await open();
+    const body = Buffer.from(`{"pattern":"p","data":"${'x'.repeat(240)}"}`);
+    const written = await Promise.all(
+      Array.from({ length: 600 }, (_, i) => store.append({ ...commandDraft(i + 1), body })),
+    );
+    await store.close();
+
+    const reopened = await open();
+    const batches = await readAll(reopened, 1, 256);
+    expect(batches.map((batch) => batch.length)).toEqual([256, 256, 88]);
+    expect(batches.flat()).toEqual(written);
+  });
+
   it('reads from any op, and nothing past the end', async () => {
     const store = await open();
     await appendMany(store, 12);

@@ -1,4 +1,4 @@
-import { ClassicLevel } from 'classic-level';
+import { ClassicLevel, type IteratorOptions } from 'classic-level';
 import { DataDirectoryInUseError } from './data-directory-in-use.error';
 import {
   type DataDirectoryPaths,
@@ -141,6 +141,14 @@ interface JournalTail {
 }
 
 const DEFAULT_READ_BATCH_SIZE = 1024;
+/**
+ * How many bytes of entries one journal read may fetch: LevelDB's iterator
+ * stops a `nextv` there (its default is 16 KiB, about 100 entries of a
+ * small command), so that a batch is `batchSize` entries unless they are
+ * large. Each native read has a fixed cost on the main thread, and replay
+ * reads the whole journal this way.
+ */
+const READ_BATCH_BYTES = 1024 * 1024;
 const DEFAULT_SNAPSHOTS_KEPT = 2;
 const DEFAULT_COMPACT_BATCH_KEYS = 10_000;
 /** Snapshots `compact()` keeps the history of when neither it nor the store is told: one to fall back on. */
@@ -531,29 +539,34 @@ export class JournalStore implements Journal {
     durableOp: number,
   ): AsyncGenerator<JournalEntry[]> {
     let expectedOp = fromOp;
-    const iterator = this.#journal.iterator({ gte: encodeOpKey(fromOp) });
+    // Values only: every entry stores its own op under its checksum, and
+    // decodeEntry checks it against the op expected next, so the key would
+    // only repeat what the value proves (see `gapError` for the message a
+    // missing op gets). Not reading keys saves one native Buffer per entry.
+    const options: IteratorOptions<Buffer, Buffer> = {
+      gte: encodeOpKey(fromOp),
+      keys: false,
+      // A sublevel hands its iterator options on to classic-level's.
+      highWaterMarkBytes: READ_BATCH_BYTES,
+    };
+    const iterator = this.#journal.iterator(options);
     // Read-ahead: LevelDB fetches the next batch (on its own thread) while
     // this one is decoded and applied, so replay is not read, apply, read, …
-    let next: Promise<Array<[Buffer, Buffer]>> | undefined = iterator.nextv(batchSize);
+    let next: Promise<Array<[undefined, Buffer]>> | undefined = nextRows(iterator, batchSize);
     try {
       for (;;) {
         const rows = await next;
         next = undefined;
         if (rows.length === 0) break;
-        next = iterator.nextv(batchSize);
+        next = nextRows(iterator, batchSize);
         const entries = new Array<JournalEntry>(rows.length);
         for (let i = 0; i < rows.length; i++) {
-          const [key, value] = rows[i];
-          const keyOp = decodeOpKey(key);
-          if (keyOp !== expectedOp) {
-            throw new JournalCorruptionError(
-              expectedOp,
-              keyOp === undefined
-                ? `it is followed by key 0x${key.toString('hex')}, which is not an op key`
-                : `it is missing (the next stored op is ${keyOp})`,
-            );
+          const value = rows[i][1];
+          try {
+            entries[i] = decodeEntry(value, expectedOp);
+          } catch (error) {
+            throw gapError(value, expectedOp) ?? error;
           }
-          entries[i] = decodeEntry(value, expectedOp);
           expectedOp++;
         }
         yield entries;
@@ -945,4 +958,34 @@ function isLockError(error: unknown): boolean {
     current = cause;
   }
   return false;
+}
+
+/**
+ * Up to `count` rows of a values-only journal iterator. abstract-level types
+ * `nextv` as key-value pairs whatever the options; with `keys: false` the
+ * key is undefined.
+ */
+function nextRows(
+  iterator: { nextv(count: number): Promise<Array<[unknown, Buffer]>> },
+  count: number,
+): Promise<Array<[undefined, Buffer]>> {
+  return iterator.nextv(count) as Promise<Array<[undefined, Buffer]>>;
+}
+
+/**
+ * The error for a stored entry that is intact but not `expectedOp`: a later
+ * op means the ops between are missing (a gap); an earlier one is an entry
+ * stored under another op's key, which decodeEntry's own error says. Undefined
+ * when the bytes do not decode at all (decodeEntry's error says why).
+ */
+function gapError(value: Buffer, expectedOp: number): JournalCorruptionError | undefined {
+  let storedOp: number;
+  try {
+    storedOp = decodeEntry(value).op;
+  } catch {
+    return undefined;
+  }
+  return storedOp > expectedOp
+    ? new JournalCorruptionError(expectedOp, `it is missing (the next stored op is ${storedOp})`)
+    : undefined;
 }

@@ -23,6 +23,19 @@ describe('client ids', () => {
     );
   });
 
+  it('are read from a plain Uint8Array as from a Buffer, each read its own string', () => {
+    const bytes = new Uint8Array(40);
+    writeClientId(bytes, 3, '0123456789abcdef0123456789abcdef');
+    writeClientId(bytes, 20, 'fedcba9876543210fedcba9876543210');
+    const first = readClientId(bytes, 3);
+    const second = readClientId(bytes, 20);
+    expect([first, second]).toEqual([
+      '0123456789abcdef0123456789abcdef',
+      'fedcba9876543210fedcba9876543210',
+    ]);
+    expect(readClientId(bytes.subarray(20), 0)).toBe(second);
+  });
+
   it('sort as strings like the numbers they are', () => {
     expect(clientIdFromBigInt(0xffn) < clientIdFromBigInt(0x100n)).toBe(true);
   });

@@ -14,23 +14,26 @@ export const ZERO_CLIENT_ID: ClientId = '0'.repeat(32);
 
 const CLIENT_ID_PATTERN = /^[0-9a-f]{32}$/;
 
-/** Two hex digits per byte value: header decoding reads a client id per frame. */
-const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, byte) =>
-  byte.toString(16).padStart(2, '0'),
-);
+/** The id's bytes in big-endian order, for {@link readClientId}; never held across calls. */
+const ID_SCRATCH = Buffer.alloc(16);
 
 /** True when `value` is a well-formed {@link ClientId} (zero included). */
 export function isClientId(value: unknown): value is ClientId {
   return typeof value === 'string' && CLIENT_ID_PATTERN.test(value);
 }
 
-/** Reads the u128 at `offset` (16 bytes, low 64 bits first) as a {@link ClientId}. */
+/**
+ * Reads the u128 at `offset` (16 bytes, low 64 bits first) as a {@link ClientId}.
+ *
+ * The bytes are reversed into a scratch and hex-encoded natively, which gives
+ * a flat string. Appending 32 digits one byte at a time gave a rope of
+ * concatenations that V8 flattened again at its first use as a `Map` key or
+ * in a comparison: header decoding and replay read a client id per frame and
+ * per journal entry.
+ */
 export function readClientId(buffer: Uint8Array, offset: number): ClientId {
-  let hex = '';
-  for (let i = offset + 15; i >= offset; i--) {
-    hex += BYTE_HEX[buffer[i]];
-  }
-  return hex;
+  for (let i = 0; i < 16; i++) ID_SCRATCH[i] = buffer[offset + 15 - i];
+  return ID_SCRATCH.toString('hex');
 }
 
 /**

@@ -1,0 +1,12 @@
+import { EntryKind, isEntryKind } from './journal-entry';
+
+describe('isEntryKind', () => {
+  it('knows every EntryKind code, and nothing else', () => {
+    const codes = Object.values(EntryKind).filter((value) => typeof value === 'number');
+    expect(codes.length).toBe(5);
+    for (const code of codes) expect(isEntryKind(code)).toBe(true);
+    for (const other of [0, 4, 15, 18, 255, -1, 1.5, Number.NaN]) {
+      expect(isEntryKind(other)).toBe(false);
+    }
+  });
+});
