@@ -3,6 +3,7 @@ import {
   checksumMatches,
   readClientId,
   readU64,
+  writeBigU64,
   writeClientId,
   writeU64,
 } from '@once/protocol';
@@ -73,11 +74,14 @@ export function encodeValidatedEntry(draft: EntryDraft, op: number, timestamp: b
   const body = draft.body;
   const bytes = Buffer.allocUnsafe(ENTRY_HEADER_BYTES + body.byteLength);
   writeU64(bytes, EntryOffset.op, op);
-  bytes.writeBigUInt64LE(timestamp, EntryOffset.timestamp);
+  writeBigU64(bytes, EntryOffset.timestamp, timestamp);
   writeClientId(bytes, EntryOffset.client, draft.client);
   writeU64(bytes, EntryOffset.session, draft.session);
   writeU64(bytes, EntryOffset.request, draft.request);
-  bytes.set(draft.requestChecksum, EntryOffset.requestChecksum);
+  const requestChecksum = draft.requestChecksum;
+  for (let i = 0; i < CHECKSUM_BYTES; i++) {
+    bytes[EntryOffset.requestChecksum + i] = requestChecksum[i];
+  }
   bytes.writeUInt32LE(draft.userId, EntryOffset.userId);
   bytes[EntryOffset.kind] = draft.kind;
   bytes[EntryOffset.reserved] = 0;

@@ -1,11 +1,10 @@
+import { isClientId } from '@once/protocol';
 import { InvalidEntryError } from './invalid-entry.error';
 import { type EntryDraft, isEntryKind } from './journal-entry';
 
 /** Size of `requestChecksum`, a u128. */
 const REQUEST_CHECKSUM_BYTES = 16;
 const U32_MAX = 0xffff_ffff;
-/** Same rule as the protocol's ClientId: 32 lowercase hex digits. */
-const CLIENT_ID_PATTERN = /^[0-9a-f]{32}$/;
 
 /**
  * Throws {@link InvalidEntryError} unless every field of `draft` can be encoded
@@ -18,7 +17,7 @@ export function assertValidDraft(draft: EntryDraft): void {
   if (typeof draft.kind !== 'number' || !isEntryKind(draft.kind)) {
     throw new InvalidEntryError('kind', `is not a known entry kind: ${String(draft.kind)}`);
   }
-  if (typeof draft.client !== 'string' || !CLIENT_ID_PATTERN.test(draft.client)) {
+  if (!isClientId(draft.client)) {
     throw new InvalidEntryError(
       'client',
       `is not a client id (32 lowercase hex digits): ${String(draft.client)}`,

@@ -7,6 +7,7 @@ import {
   randomClientId,
   readClientId,
   writeClientId,
+  writeValidClientId,
 } from './client-id';
 
 describe('client ids', () => {
@@ -46,5 +47,71 @@ describe('client ids', () => {
     expect(isClientId('A'.repeat(32))).toBe(false);
     expect(() => writeClientId(Buffer.alloc(16), 0, 'xyz')).toThrow(TypeError);
     expect(() => clientIdFromBigInt(1n << 128n)).toThrow(RangeError);
+  });
+
+  describe('against the regular expression and the native hex decoder they replace', () => {
+    const pattern = /^[0-9a-f]{32}$/;
+    /** The former writer: Buffer's hex decoder, then the 16 bytes reversed. */
+    function nativeWrite(id: string): Buffer | 'throws' {
+      const out = Buffer.alloc(16);
+      if (out.write(id, 0, 16, 'hex') !== 16) return 'throws';
+      return out.reverse();
+    }
+    const alphabet = '0123456789abcdefABCDEFgxz -\u00e9\u0660';
+    const candidates = fc.oneof(
+      fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).map(clientIdFromBigInt),
+      fc
+        .bigInt({ min: 0n, max: (1n << 128n) - 1n })
+        .map((v) => clientIdFromBigInt(v).toUpperCase()),
+      fc.string({ unit: fc.constantFrom(...alphabet), minLength: 30, maxLength: 34 }),
+      fc.string({ unit: fc.constantFrom(...alphabet), minLength: 32, maxLength: 32 }),
+      fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).chain((v) =>
+        fc.tuple(fc.nat(31), fc.constantFrom(...alphabet)).map(([at, ch]) => {
+          const id = clientIdFromBigInt(v);
+          return id.slice(0, at) + ch + id.slice(at + 1);
+        }),
+      ),
+    );
+
+    it('given any string, then isClientId agrees with /^[0-9a-f]{32}$/', () => {
+      fc.assert(
+        fc.property(candidates, (id) => {
+          expect(isClientId(id)).toBe(pattern.test(id));
+        }),
+        { numRuns: 2000 },
+      );
+      expect(isClientId(undefined)).toBe(false);
+      expect(isClientId(42)).toBe(false);
+    });
+
+    it('given any string, then writeClientId writes the same bytes or throws where Buffer hex decoding fails', () => {
+      fc.assert(
+        fc.property(candidates, (id) => {
+          const expected = nativeWrite(id);
+          const out = Buffer.alloc(20, 0x55);
+          if (expected === 'throws') {
+            expect(() => writeClientId(out, 2, id)).toThrow(TypeError);
+          } else {
+            writeClientId(out, 2, id);
+            expect(out.subarray(2, 18)).toEqual(expected);
+            expect([out[0], out[1], out[18], out[19]]).toEqual([0x55, 0x55, 0x55, 0x55]);
+          }
+        }),
+        { numRuns: 2000 },
+      );
+    });
+
+    it('given any string, then writeValidClientId writes exactly the ids isClientId accepts', () => {
+      fc.assert(
+        fc.property(candidates, (id) => {
+          const out = Buffer.alloc(16);
+          expect(writeValidClientId(out, 0, id)).toBe(pattern.test(id));
+          if (pattern.test(id)) expect(out).toEqual(nativeWrite(id));
+        }),
+        { numRuns: 2000 },
+      );
+      expect(writeValidClientId(Buffer.alloc(16), 1, ZERO_CLIENT_ID)).toBe(false);
+      expect(() => writeClientId(Buffer.alloc(16), 1, ZERO_CLIENT_ID)).toThrow(TypeError);
+    });
   });
 });

@@ -23,3 +23,25 @@ export function writeU64(buffer: Buffer, offset: number, value: number): void {
   buffer.writeUInt32LE(value % TWO_32, offset);
   buffer.writeUInt32LE(Math.floor(value / TWO_32), offset + 4);
 }
+
+const U64_END = 1n << 64n;
+/** Where {@link writeBigU64} lays a bigint out before copying its 8 bytes. */
+const bigScratch = new Uint8Array(8);
+const bigScratchView = new DataView(bigScratch.buffer);
+
+/**
+ * Writes a u64 bigint little-endian at `offset`, the bytes of
+ * `Buffer#writeBigUInt64LE` (and its RangeError outside 0..2^64-1) at less
+ * cost: DataView's writer splits the bigint natively, where Buffer's masks and
+ * shifts it as bigints. Every reply and journal entry carries a timestamp.
+ */
+export function writeBigU64(buffer: Uint8Array, offset: number, value: bigint): void {
+  if (typeof value !== 'bigint' || value < 0n || value >= U64_END) {
+    throw new RangeError(`not a u64: ${String(value)}`);
+  }
+  if (offset < 0 || offset + 8 > buffer.length) {
+    throw new RangeError(`offset ${offset} leaves no 8 bytes in ${buffer.length}`);
+  }
+  bigScratchView.setBigUint64(0, value, true);
+  for (let i = 0; i < 8; i++) buffer[offset + i] = bigScratch[i];
+}
