@@ -73,6 +73,20 @@ describe('client ids', () => {
       ),
     );
 
+    it('given any 16 bytes at any offset, then readClientId gives the digits the former concatenation did', () => {
+      const byteHex = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+      fc.assert(
+        fc.property(fc.uint8Array({ minLength: 16, maxLength: 40 }), fc.nat(24), (bytes, at) => {
+          const offset = at % (bytes.length - 15);
+          let expected = '';
+          for (let i = offset + 15; i >= offset; i--) expected += byteHex[bytes[i]];
+          expect(readClientId(bytes, offset)).toBe(expected);
+          expect(readClientId(Buffer.from(bytes), offset)).toBe(expected);
+        }),
+        { numRuns: 2000 },
+      );
+    });
+
     it('given any string, then isClientId agrees with /^[0-9a-f]{32}$/', () => {
       fc.assert(
         fc.property(candidates, (id) => {
