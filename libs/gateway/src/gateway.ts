@@ -199,32 +199,36 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
           return this.guarded(connection, frame, this.registers.admit(connection, frame, request));
         case Operation.Query:
           return this.guarded(connection, frame, this.query(connection, frame, request));
-        default:
-          return this.guarded(
-            connection,
-            frame,
-            this.replicatedRequest(connection, frame, request),
-          );
+        default: {
+          const admission = this.replicatedRequest(connection, frame, request);
+          return admission && this.guarded(connection, frame, admission);
+        }
       }
     } catch (error) {
       this.internalError(connection, frame, error);
     }
   }
 
-  /** An unexpected error is a bug of the node, never of the client: logged, answered NOT_READY (retryable). */
-  private async guarded(
-    connection: GatewayConnection,
-    frame: Frame,
-    work: Promise<void>,
-  ): Promise<void> {
+  /**
+   * An unexpected error is a bug of the node, never of the client: logged,
+   * answered NOT_READY (retryable). Chained rather than an async function:
+   * every admitted command passes here, and an await costs a promise and a
+   * microtask turn of its own.
+   */
+  private guarded(connection: GatewayConnection, frame: Frame, work: Promise<void>): Promise<void> {
     this.inProgress++;
-    try {
-      await work;
-    } catch (error) {
-      this.internalError(connection, frame, error);
-    } finally {
-      this.inProgress--;
-    }
+    return work.then(
+      () => {
+        this.inProgress--;
+      },
+      (error: unknown) => {
+        try {
+          this.internalError(connection, frame, error);
+        } finally {
+          this.inProgress--;
+        }
+      },
+    );
   }
 
   private internalError(connection: GatewayConnection, frame: Frame, error: unknown): void {
@@ -252,12 +256,16 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
 
   // ------------------------------------------------------- COMMAND and LOGOUT
 
-  /** Preflight, then admission; a full ring or journal holds this connection and looks again. */
-  private async replicatedRequest(
+  /**
+   * Preflight, then admission; a full ring or journal holds this connection
+   * and looks again. Answers given from the preflight are sent in the
+   * caller's turn (nothing to wait for); admission returns its promise.
+   */
+  private replicatedRequest(
     connection: GatewayConnection,
     frame: Frame,
     request: Replicated,
-  ): Promise<void> {
+  ): Promise<void> | void {
     const pattern = request.operation === Operation.Command ? request.pattern : '';
     for (;;) {
       const context = this.contextFor(connection, frame, pattern);
@@ -275,19 +283,27 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
         case 'in-flight':
           return; // Its reply goes to the session's holder when it commits.
         case 'full':
-          // Hold this connection (TCP backpressure), then look again from the session rules.
-          await verdict.room;
-          if (!this.serving(connection) || !this.engine.role.writable) {
-            return this.answer(connection, frame, Status.NotReady, NOT_READY_MESSAGE);
-          }
-          continue;
-        case 'admit': {
-          const refused = await this.replicated.admit(connection, frame, request, context);
-          if (refused) this.refuse(connection, frame, refused);
-          return;
-        }
+          return this.whenRoom(connection, frame, request, verdict.room);
+        case 'admit':
+          return this.replicated.admit(connection, frame, request, context).then((refused) => {
+            if (refused) this.refuse(connection, frame, refused);
+          });
       }
     }
+  }
+
+  /** Holds this connection (TCP backpressure) until `room`, then looks again from the session rules. */
+  private async whenRoom(
+    connection: GatewayConnection,
+    frame: Frame,
+    request: Replicated,
+    room: Promise<void>,
+  ): Promise<void> {
+    await room;
+    if (!this.serving(connection) || !this.engine.role.writable) {
+      return this.answer(connection, frame, Status.NotReady, NOT_READY_MESSAGE);
+    }
+    return this.replicatedRequest(connection, frame, request);
   }
 
   // ------------------------------------------------------------------- QUERY

@@ -343,6 +343,49 @@ describe('SessionFlights', () => {
       expect(ran).toEqual(['after']);
     });
 
+    it('runs items queued behind an awaiting one in their order, each after the previous settled', async () => {
+      const flights = new SessionFlights<string>();
+      const events: string[] = [];
+      const step = (name: string) => async () => {
+        events.push(`${name} begins`);
+        await new Promise((resolve) => setImmediate(resolve));
+        events.push(`${name} ends`);
+        return name;
+      };
+      const results = await Promise.all([
+        flights.serialize(A, step('one')),
+        flights.serialize(A, step('two')),
+        flights.serialize(A, step('three')),
+      ]);
+      expect(results).toEqual(['one', 'two', 'three']);
+      expect(events).toEqual([
+        'one begins',
+        'one ends',
+        'two begins',
+        'two ends',
+        'three begins',
+        'three ends',
+      ]);
+    });
+
+    it('waits for a thenable that is not a native promise before the next item runs', async () => {
+      const flights = new SessionFlights<string>();
+      const events: string[] = [];
+      let settle!: (value: string) => void;
+      const thenable: PromiseLike<string> = {
+        then: (onFulfilled, onRejected) =>
+          new Promise<string>((resolve) => (settle = resolve)).then(onFulfilled, onRejected),
+      };
+      const first = flights.serialize(A, () => thenable);
+      const second = flights.serialize(A, () => void events.push('second'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(events).toEqual([]);
+      settle('first');
+      expect(await first).toBe('first');
+      await second;
+      expect(events).toEqual(['second']);
+    });
+
     it('leaves nothing behind once the queue is empty and nothing is in flight', async () => {
       const flights = new SessionFlights<string>();
       await flights.serialize(A, () => undefined);

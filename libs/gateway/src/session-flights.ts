@@ -27,6 +27,19 @@ class SessionFlight<Origin> {
 
 const key = (epoch: number, request: number) => `${epoch}:${request}`;
 
+/** What a serialized item's failure rejects with: always an Error. */
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as PromiseLike<T>).then === 'function'
+  );
+}
+
 /**
  * Per session: the requests admitted but not yet applied. The client table
  * knows only what applied; this is the rest of the preflight ("next expected"
@@ -112,16 +125,64 @@ export class SessionFlights<Origin> {
    */
   serialize<T>(client: ClientId, work: () => T | Promise<T>): Promise<T> {
     const flight = this.flightOf(client);
+    if (!flight.running && flight.serialized.length === 0) {
+      return this.runAtOnce(client, flight, work);
+    }
     return new Promise<T>((resolve, reject) => {
       flight.serialized.push(async () => {
         try {
           resolve(await work());
         } catch (error) {
-          reject(error instanceof Error ? error : new Error(String(error)));
+          reject(asError(error));
         }
       });
       if (!flight.running) void this.runSerialized(client, flight);
     });
+  }
+
+  /**
+   * The common case, a session with nothing queued: `work` runs now, and the
+   * queue that forms behind it meanwhile runs when it settles. No wrapper
+   * closure, outer promise or runner per item (every admitted command comes
+   * through here).
+   */
+  private runAtOnce<T>(
+    client: ClientId,
+    flight: SessionFlight<Origin>,
+    work: () => T | Promise<T>,
+  ): Promise<T> {
+    flight.running = true;
+    let result: T | PromiseLike<T>;
+    try {
+      result = work();
+    } catch (error) {
+      this.finishRun(client, flight);
+      return Promise.reject(asError(error));
+    }
+    if (!isPromiseLike(result)) {
+      this.finishRun(client, flight);
+      return Promise.resolve(result);
+    }
+    return Promise.resolve(result).then(
+      (value) => {
+        this.finishRun(client, flight);
+        return value;
+      },
+      (error: unknown) => {
+        this.finishRun(client, flight);
+        throw asError(error);
+      },
+    );
+  }
+
+  /** The item run at once settled: what queued behind it runs now, else the flight may go. */
+  private finishRun(client: ClientId, flight: SessionFlight<Origin>): void {
+    if (flight.serialized.length > 0) {
+      void this.runSerialized(client, flight);
+      return;
+    }
+    flight.running = false;
+    this.dropIfIdle(client, flight);
   }
 
   private async runSerialized(client: ClientId, flight: SessionFlight<Origin>): Promise<void> {
