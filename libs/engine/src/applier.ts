@@ -15,6 +15,7 @@ import {
   type ApplyOutcome,
   type EndedSession,
   type RegisteredSession,
+  cachedReplyOutcome,
   quietOutcome,
 } from './apply-outcome';
 import { type CommandBody } from './command-body';
@@ -228,10 +229,11 @@ export class Applier {
     const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
     if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
     const resultText = runCommandHandler(this.commands, entry, this.handlerFailureLog, decoded);
-    const encode = (): Buffer => replicatedReply(entry, Operation.Command, resultText);
     // Replay: the ring drops most replies before anyone asks, so the table
-    // keeps the encoder and builds a reply (the same bytes) when first read.
-    const reply = this.deferReplies ? undefined : encode();
+    // keeps an encoder and builds the reply (the same bytes) when first read.
+    const reply = this.deferReplies
+      ? undefined
+      : replicatedReply(entry, Operation.Command, resultText);
     this.tableValue.commitReply(
       entry.op,
       entry.timestamp,
@@ -239,10 +241,10 @@ export class Applier {
       entry.session,
       entry.request,
       entry.requestChecksum,
-      reply ?? encode,
+      reply ?? (() => replicatedReply(entry, Operation.Command, resultText)),
     );
     const result = reply?.subarray(HEADER_SIZE);
-    return { ...quietOutcome(entry, ended), reply, cached: true, result };
+    return cachedReplyOutcome(entry, ended, reply, result);
   }
 
   private applySystemCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {

@@ -60,3 +60,26 @@ export function quietOutcome(entry: JournalEntry, ended: readonly EndedSession[]
     endedSessions: ended.length === 0 ? NO_ENDED : ended,
   };
 }
+
+/**
+ * A client COMMAND's outcome: its reply, now cached, and the outcome body.
+ * Built in one literal with {@link quietOutcome}'s property order (one
+ * hidden class for every outcome) rather than spread from it: every
+ * committed command makes one.
+ */
+export function cachedReplyOutcome(
+  entry: JournalEntry,
+  ended: readonly EndedSession[],
+  reply: Buffer | undefined,
+  result: Buffer | undefined,
+): ApplyOutcome {
+  return {
+    entry,
+    reply,
+    cached: true,
+    eviction: undefined,
+    result,
+    registered: undefined,
+    endedSessions: ended.length === 0 ? NO_ENDED : ended,
+  };
+}

@@ -376,7 +376,8 @@ describe('SessionFlights', () => {
         then: (onFulfilled, onRejected) =>
           new Promise<string>((resolve) => (settle = resolve)).then(onFulfilled, onRejected),
       };
-      const first = flights.serialize(A, () => thenable);
+      // Typed as a Promise by serialize; a caller's PromiseLike is awaited the same.
+      const first = flights.serialize(A, () => thenable as Promise<string>);
       const second = flights.serialize(A, () => void events.push('second'));
       await new Promise((resolve) => setImmediate(resolve));
       expect(events).toEqual([]);
