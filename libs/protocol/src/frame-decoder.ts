@@ -122,16 +122,15 @@ export class FrameDecoder {
 
     const raw = this.take(this.frameBytes);
     this.checked = CHECKED_NOTHING;
+    // One view of the body serves the check and the frame.
+    const body = raw.subarray(HEADER_SIZE);
     const bodyMatches =
       raw.length === HEADER_SIZE
         ? EMPTY_CHECKSUM.compare(raw, Offset.checksumBody, Offset.checksumBody + CHECKSUM_SIZE) ===
           0
-        : checksumMatches(raw.subarray(HEADER_SIZE), raw, Offset.checksumBody);
+        : checksumMatches(body, raw, Offset.checksumBody);
     if (!bodyMatches) return this.fail(Status.BadFrame, 'body checksum mismatch');
-    return {
-      kind: 'frame',
-      frame: { header: decodeHeader(raw, 0), raw, body: raw.subarray(HEADER_SIZE) },
-    };
+    return { kind: 'frame', frame: { header: decodeHeader(raw, 0), raw, body } };
   }
 
   /**

@@ -87,6 +87,15 @@ describe('encodeFrame', () => {
     );
   });
 
+  it.each([0n, 1n, 0xffff_ffffn, 1n << 32n, (1n << 63n) + 7n, (1n << 64n) - 1n])(
+    'given timestamp %s, when encoded and decoded, then it reads back exactly',
+    (timestamp) => {
+      const encoded = encodeFrame({ command: Command.Reply, operation: 3, timestamp });
+      expect(decodeHeader(encoded).timestamp).toBe(timestamp);
+      expect(encoded.readBigUInt64LE(112)).toBe(timestamp);
+    },
+  );
+
   it('writes a string body as UTF-8 and counts its bytes, not its characters', () => {
     const frame = encodeFrame({ command: Command.Request, operation: Operation.Command }, 'é😀');
     expect(frame.length).toBe(128 + 6);

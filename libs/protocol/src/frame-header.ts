@@ -65,7 +65,16 @@ export function decodeHeader(buffer: Buffer, offset = 0): FrameHeader {
     resumeToken: buffer.subarray(offset + Offset.resumeToken, offset + Offset.resumeToken + 16),
     op: readU64(buffer, offset + Offset.op),
     commit: readU64(buffer, offset + Offset.commit),
-    timestamp: buffer.readBigUInt64LE(offset + Offset.timestamp),
+    timestamp: readTimestamp(buffer, offset + Offset.timestamp),
     watermark: readU64(buffer, offset + Offset.watermark),
   };
+}
+
+/**
+ * The u64 timestamp as a bigint. Requests carry zero there, and the literal
+ * `0n` is a constant where reading it would make a new bigint per frame.
+ */
+function readTimestamp(buffer: Buffer, offset: number): bigint {
+  if (buffer.readUInt32LE(offset) === 0 && buffer.readUInt32LE(offset + 4) === 0) return 0n;
+  return buffer.readBigUInt64LE(offset);
 }
