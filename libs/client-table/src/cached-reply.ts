@@ -17,3 +17,12 @@ export interface CachedReply {
 
 /** Encodes a reply frame on demand: a deterministic function of the entry it answers. */
 export type ReplyEncoder = () => Uint8Array;
+
+/**
+ * Who owns the bytes of a reply given to the table. `'copied'` (the default):
+ * the caller keeps its buffer and the table caches a copy. `'handed-over'`:
+ * the caller gives the buffer up and never changes it again, so the table may
+ * keep it as it is (when it is an exact-size buffer of its own; otherwise it
+ * still copies, see createCachedReply).
+ */
+export type ReplyOwnership = 'copied' | 'handed-over';

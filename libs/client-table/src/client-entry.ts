@@ -1,5 +1,5 @@
 import { type ClientId } from '@once/protocol';
-import { type CachedReply, type ReplyEncoder } from './cached-reply';
+import { type CachedReply, type ReplyEncoder, type ReplyOwnership } from './cached-reply';
 
 /**
  * A session: one client id's row of the client table, as callers see it (read-only).
@@ -69,6 +69,10 @@ export function createClientEntry(fields: ClientEntry): MutableClientEntry {
  * the pool) pin the whole larger buffer for that long, and would let a caller that reuses
  * its buffers change bytes the table promises to resend unchanged.
  *
+ * Unless the caller hands the reply over (`'handed-over'`: it promises never to change
+ * the bytes again) and the reply already is one exact-size allocation of its own: then it
+ * is kept as it is, which saves the applier a copy of every reply it commits.
+ *
  * Given an encoder instead of bytes (replay caches thousands of replies per session that
  * the ring drops again before anyone asks), the frame is encoded on first read only.
  */
@@ -81,11 +85,13 @@ class StoredReply implements CachedReply {
     readonly request: number,
     requestChecksum: Uint8Array,
     reply: Uint8Array | ReplyEncoder,
+    ownership: ReplyOwnership,
   ) {
     this.requestChecksum = Buffer.allocUnsafe(requestChecksum.length);
     this.requestChecksum.set(requestChecksum);
     if (typeof reply === 'function') this.#encode = reply;
-    else this.#bytes = ownedCopy(reply);
+    else
+      this.#bytes = ownership === 'handed-over' && isWholeBuffer(reply) ? reply : ownedCopy(reply);
   }
 
   get reply(): Buffer {
@@ -95,6 +101,16 @@ class StoredReply implements CachedReply {
     }
     return this.#bytes;
   }
+}
+
+/**
+ * True when `bytes` is a Buffer spanning its whole ArrayBuffer: keeping it
+ * pins nothing else (a slice of Node's shared pool never is one).
+ */
+function isWholeBuffer(bytes: Uint8Array): bytes is Buffer {
+  return (
+    Buffer.isBuffer(bytes) && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+  );
 }
 
 function ownedCopy(bytes: Uint8Array): Buffer {
@@ -107,6 +123,7 @@ export function createCachedReply(
   request: number,
   requestChecksum: Uint8Array,
   reply: Uint8Array | ReplyEncoder,
+  ownership: ReplyOwnership = 'copied',
 ): CachedReply {
-  return new StoredReply(request, requestChecksum, reply);
+  return new StoredReply(request, requestChecksum, reply, ownership);
 }

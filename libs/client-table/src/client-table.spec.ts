@@ -327,6 +327,37 @@ describe('ClientTable', () => {
       expect(table.check(A, 1, 1, sum(1))).toEqual({ kind: 'duplicate', reply: frame('a1') });
     });
 
+    it('keeps a handed-over reply that is a buffer of its own as it is, without a copy', () => {
+      const table = aliceWithReplies(0);
+      const reply = Buffer.allocUnsafeSlow(40).fill(7);
+      table.commitReply(2, 2000n, A, 1, 1, sum(1), reply, 'handed-over');
+      const check = table.check(A, 1, 1, sum(1));
+      expect(check.kind === 'duplicate' && check.reply).toBe(reply);
+    });
+
+    it.each<[string, () => Buffer]>([
+      ['a slice of a larger buffer', () => Buffer.alloc(64, 7).subarray(8, 48)],
+      ['a small Buffer.from (a slice of the shared pool)', () => Buffer.from('frame:a1')],
+    ])('copies a handed-over reply that is %s, so it pins nothing larger', (_row, make) => {
+      const table = aliceWithReplies(0);
+      const reply = make();
+      table.commitReply(2, 2000n, A, 1, 1, sum(1), reply, 'handed-over');
+      const check = table.check(A, 1, 1, sum(1));
+      if (check.kind !== 'duplicate') throw new Error(`expected a duplicate, got ${check.kind}`);
+      expect(check.reply).not.toBe(reply);
+      expect(check.reply).toEqual(reply);
+      expect(check.reply.byteLength).toBe(check.reply.buffer.byteLength);
+    });
+
+    it('copies a reply of its own unless it is handed over', () => {
+      const table = aliceWithReplies(0);
+      const reply = Buffer.allocUnsafeSlow(40).fill(7);
+      table.commitReply(2, 2000n, A, 1, 1, sum(1), reply);
+      reply.fill(0);
+      const check = table.check(A, 1, 1, sum(1));
+      expect(check.kind === 'duplicate' && check.reply).toEqual(Buffer.alloc(40, 7));
+    });
+
     it('ring rollover: beyond `ring` replies the oldest becomes already-applied', () => {
       const table = aliceWithReplies(3, 3);
       expect(table.get(A)!.replies.map((r) => r.request)).toEqual([1, 2, 3]);

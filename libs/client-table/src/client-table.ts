@@ -1,6 +1,6 @@
 import { CHECKSUM_SIZE, ZERO_CHECKSUM, isClientId, type ClientId } from '@once/protocol';
 import { type ApplicableResult } from './applicable-result';
-import { type CachedReply, type ReplyEncoder } from './cached-reply';
+import { type CachedReply, type ReplyEncoder, type ReplyOwnership } from './cached-reply';
 import { type CheckResult } from './check-result';
 import {
   NO_REPLIES,
@@ -203,7 +203,8 @@ export class ClientTable {
    * A COMMAND's reply applied at `op`: the watermark moves to `request` and the reply is
    * cached, the oldest beyond `ring` dropped. The engine calls it only after
    * {@link applicable} said `ok`; anything else is an invariant failure. The table caches a
-   * copy of both buffers (see createCachedReply), so the caller keeps its own.
+   * copy of both buffers (see createCachedReply), so the caller keeps its own; with
+   * `ownership` `'handed-over'` it may keep the reply buffer itself instead.
    */
   commitReply(
     op: number,
@@ -213,6 +214,7 @@ export class ClientTable {
     request: number,
     requestChecksum: Buffer,
     reply: Buffer | ReplyEncoder,
+    ownership: ReplyOwnership = 'copied',
   ): void {
     this.assertCommit(op, timestamp);
     const entry = this.table.get(client);
@@ -241,7 +243,7 @@ export class ClientTable {
 
     // In place (the hot path): the ring drops its oldest beyond `ring`, the
     // entry moves to the end of the eviction order.
-    const cached = createCachedReply(request, requestChecksum, reply);
+    const cached = createCachedReply(request, requestChecksum, reply, ownership);
     const live = entry as MutableClientEntry;
     const replies =
       previous === NO_REPLIES || Object.isFrozen(previous)

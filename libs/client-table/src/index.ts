@@ -1,7 +1,7 @@
 export { ClientTable } from './client-table';
 export { MAX_TABLE_LIMIT, type ClientTableOptions } from './client-table-options';
 export { type ClientEntry } from './client-entry';
-export { type CachedReply, type ReplyEncoder } from './cached-reply';
+export { type CachedReply, type ReplyEncoder, type ReplyOwnership } from './cached-reply';
 export { type CheckResult } from './check-result';
 export { type RegisterResult } from './register-result';
 export { type ApplicableResult } from './applicable-result';

@@ -242,6 +242,8 @@ export class Applier {
       entry.request,
       entry.requestChecksum,
       reply ?? (() => replicatedReply(entry, Operation.Command, resultText)),
+      // Only sent from here on, never changed: the table keeps it without a copy.
+      'handed-over',
     );
     const result = reply?.subarray(HEADER_SIZE);
     return cachedReplyOutcome(entry, ended, reply, result);

@@ -71,6 +71,8 @@ export function replicatedReply(
       watermark: entry.request,
     },
     body,
+    // A command's reply is cached for its session's life (handed to the table as it is).
+    'exact',
   );
 }
 

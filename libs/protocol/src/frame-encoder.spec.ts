@@ -96,6 +96,32 @@ describe('encodeFrame', () => {
     },
   );
 
+  it.each<[string, string | Uint8Array | undefined]>([
+    ['a string body', '{"ok":true,"result":{"balance":12}}'],
+    ['a byte body', Buffer.from('héllo')],
+    ['no body', undefined],
+  ])(
+    'given %s, when allocated exact, then the bytes equal the pooled frame and own their buffer',
+    (_row, body) => {
+      const fields = {
+        command: Command.Reply,
+        operation: 3,
+        status: 0,
+        client: clientIdFromBigInt(0x1234n),
+        session: 5,
+        request: 9,
+        op: 77,
+        commit: 77,
+        timestamp: 1_700_000_000_000_000_000n,
+        watermark: 9,
+      } as const;
+      const exact = encodeFrame(fields, body, 'exact');
+      expect(exact).toEqual(encodeFrame(fields, body));
+      expect(exact.byteOffset).toBe(0);
+      expect(exact.byteLength).toBe(exact.buffer.byteLength);
+    },
+  );
+
   it('writes a string body as UTF-8 and counts its bytes, not its characters', () => {
     const frame = encodeFrame({ command: Command.Request, operation: Operation.Command }, 'é😀');
     expect(frame.length).toBe(128 + 6);

@@ -42,6 +42,15 @@ export interface ReplyFields {
   watermark?: number;
 }
 
+/**
+ * Where a frame's bytes live. `'pooled'` (the default): `Buffer.allocUnsafe`,
+ * a slice of Node's shared pool when small, cheapest for a frame that is sent
+ * and dropped. `'exact'`: one exact-size buffer of its own
+ * (`Buffer.allocUnsafeSlow`), for a frame kept long, such as a reply the
+ * client table caches, which would otherwise pin a whole pool slab.
+ */
+export type FrameAllocation = 'pooled' | 'exact';
+
 /** The largest value of the u32 `size` field, hence the largest encodable frame. */
 const MAX_SIZE_FIELD = 0xffff_ffff;
 const U64_END = 1n << 64n;
@@ -53,8 +62,12 @@ const U64_END = 1n << 64n;
  * serialised once and copied once. Throws {@link ProtocolError} when a field
  * does not fit its wire width or the frame would exceed the u32 `size`.
  */
-export function encodeFrame(fields: FrameFields, body?: Uint8Array | string): Buffer {
-  const out = allocFrame(body);
+export function encodeFrame(
+  fields: FrameFields,
+  body?: Uint8Array | string,
+  allocation: FrameAllocation = 'pooled',
+): Buffer {
+  const out = allocFrame(body, allocation);
   writeU8('command', out, Offset.command, fields.command);
   writeU8('operation', out, Offset.operation, fields.operation);
   if (fields.status !== undefined) writeU16('status', out, Offset.status, fields.status);
@@ -83,7 +96,7 @@ export function encodeReplyTo(
   if (fields.command !== Command.Reply && fields.command !== Command.Eviction) {
     throw new FieldOutOfRangeError('command', fields.command, 'REPLY (2) or EVICTION (3)');
   }
-  const out = allocFrame(body);
+  const out = allocFrame(body, 'pooled');
   const source = request.raw;
   out[Offset.command] = fields.command;
   out[Offset.operation] = source[Offset.operation];
@@ -137,15 +150,15 @@ export function withRequestChecksum(reply: Buffer, requestChecksum: Uint8Array):
  * Allocates header + body, copies the body in, and writes the fields every
  * frame shares. Header bytes 32..127 start at zero, so absent fields are 0.
  */
-function allocFrame(body: Uint8Array | string | undefined): Buffer {
+function allocFrame(body: Uint8Array | string | undefined, allocation: FrameAllocation): Buffer {
   let out: Buffer;
   if (body === undefined) {
-    out = Buffer.allocUnsafe(HEADER_SIZE);
+    out = allocSized(0, allocation);
   } else if (typeof body === 'string') {
-    out = allocSized(Buffer.byteLength(body, 'utf8'));
+    out = allocSized(Buffer.byteLength(body, 'utf8'), allocation);
     out.write(body, HEADER_SIZE, 'utf8');
   } else {
-    out = allocSized(body.length);
+    out = allocSized(body.length, allocation);
     out.set(body, HEADER_SIZE);
   }
   out.fill(0, Offset.magic, HEADER_SIZE);
@@ -155,10 +168,10 @@ function allocFrame(body: Uint8Array | string | undefined): Buffer {
   return out;
 }
 
-function allocSized(bodyBytes: number): Buffer {
+function allocSized(bodyBytes: number, allocation: FrameAllocation): Buffer {
   const sizeBytes = HEADER_SIZE + bodyBytes;
   if (sizeBytes > MAX_SIZE_FIELD) throw new FrameTooLargeError(sizeBytes);
-  return Buffer.allocUnsafe(sizeBytes);
+  return allocation === 'exact' ? Buffer.allocUnsafeSlow(sizeBytes) : Buffer.allocUnsafe(sizeBytes);
 }
 
 /** Header bytes 96..127, which only replies set. */
