@@ -2,6 +2,7 @@ import { BaseRpcContext } from '@nestjs/microservices';
 import { ADMISSION_SINK, type AdmissionSink, type AdmissionTicket } from '../admission-ticket';
 import { type ClientId, type Frame, type FrameHeader } from '@once/protocol';
 import { type GatewayException } from './exceptions/gateway.exception';
+import { LiveSessionFacts } from './live-session-facts';
 import { type SessionBinding } from './session-binding';
 import { type SessionGate } from './session-gate';
 import { type SessionFacts } from './session-verdict';
@@ -36,6 +37,7 @@ export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> implements Admis
    * it a pipe's or the handler's.
    */
   guardsPassed = false;
+  private facts: LiveSessionFacts | undefined;
 
   constructor(connection: ConnectionView, frame: Frame, pattern: string, gate: SessionGate) {
     super([connection, frame, pattern, gate]);
@@ -69,19 +71,13 @@ export class OnceRpcContext extends BaseRpcContext<OnceRpcArgs> implements Admis
     return this.args[1].header.client;
   }
 
-  /** What the session rules judge, read now (the table may change between two calls). */
+  /**
+   * What the session rules judge: one object per request whose binding and
+   * table entry are read at each access (the table may change between two
+   * rules), made at the first call.
+   */
   sessionFacts(): SessionFacts {
-    const { client, session, request, resumeToken } = this.args[1].header;
-    const gate = this.args[3];
-    return {
-      client,
-      session,
-      request,
-      binding: this.args[0].binding,
-      entry: gate.tableEntry(client),
-      tokenValid: () => gate.verifyResumeToken(client, session, resumeToken),
-      goneReason: () => gate.goneReason(client),
-    };
+    return (this.facts ??= new LiveSessionFacts(this.args[0], this.args[1].header, this.args[3]));
   }
 
   /** Records a session guard's refusal (see {@link sessionRefusal}) and returns it, to throw. */
