@@ -1,4 +1,5 @@
-import { CHECKSUM_SIZE, ZERO_CHECKSUM, isClientId, type ClientId } from '@once/protocol';
+import * as protocol from '@once/protocol';
+import { type ClientId } from '@once/protocol';
 import { type ApplicableResult } from './applicable-result';
 import { type CachedReply, type ReplyEncoder, type ReplyOwnership } from './cached-reply';
 import { type CheckResult } from './check-result';
@@ -14,6 +15,13 @@ import { compareEvictionOrder } from './eviction-order';
 import { type RegisterResult } from './register-result';
 import { tableAssert } from './table-assert';
 import { MAX_TIMESTAMP, decodeTableSnapshot, encodeTableSnapshot } from './table-snapshot-codec';
+
+/**
+ * The protocol helpers the table's checks use, read from the package once: in the built CommonJS a
+ * named import from another package is read through a getter of the package's index at every use,
+ * and committing a reply runs per request.
+ */
+const { CHECKSUM_SIZE, ZERO_CHECKSUM, isClientId } = protocol;
 
 const NEW: CheckResult = Object.freeze({ kind: 'new' });
 const NO_SESSION: CheckResult = Object.freeze({ kind: 'no-session' });

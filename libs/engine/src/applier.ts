@@ -1,14 +1,7 @@
 import { ClientTable } from '@once/client-table';
 import { EntryKind, type JournalEntry } from '@once/journal';
-import {
-  type ClientId,
-  EvictionReason,
-  HEADER_SIZE,
-  Operation,
-  ZERO_CLIENT_ID,
-  mintResumeToken,
-  okBody,
-} from '@once/protocol';
+import * as protocol from '@once/protocol';
+import { type ClientId, EvictionReason, mintResumeToken, okBody } from '@once/protocol';
 import { applyContextOf } from './apply-context';
 import { ApplyOrderError } from './apply-order.error';
 import {
@@ -38,6 +31,13 @@ import {
   replicatedReply,
 } from './reply-frames';
 import { type StateRegistry } from './state-registry';
+
+/**
+ * The protocol constants every applied command reads, read from the package once: in the built
+ * CommonJS a named import from another package is read through a getter of the package's index at
+ * every use, and applying a command runs per request.
+ */
+const { HEADER_SIZE, Operation, ZERO_CLIENT_ID } = protocol;
 
 export interface ApplierOptions {
   readonly commands: CommandRegistry;

@@ -17,15 +17,14 @@ import {
   SessionEvictedException,
   type SessionGate,
 } from '@once/framework';
+import * as protocol from '@once/protocol';
 import {
   type ClientId,
   type EvictionReason,
   type Frame,
-  Operation,
   type ParsedRequest,
   STATUS_NAMES,
   Status,
-  parseRequest,
   verifyResumeToken,
 } from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
@@ -41,8 +40,18 @@ import { ReplyRouter } from './reply-router';
 import { SessionFlights } from './session-flights';
 import { SlowPeerSweep } from './slow-peer-sweep';
 
-type Replicated = Extract<ParsedRequest, { operation: Operation.Command | Operation.Logout }>;
-type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
+/**
+ * The protocol helpers every frame's dispatch uses, read from the package once: in the built
+ * CommonJS a named import from another package is read through a getter of the package's index at
+ * every use, and dispatching a frame runs per request.
+ */
+const { Operation, parseRequest } = protocol;
+
+type Replicated = Extract<
+  ParsedRequest,
+  { operation: protocol.Operation.Command | protocol.Operation.Logout }
+>;
+type Query = Extract<ParsedRequest, { operation: protocol.Operation.Query }>;
 
 /**
  * The protocol engine of the TCP gateway. It keeps the control flow of one

@@ -1,6 +1,13 @@
-import { isClientId } from '@once/protocol';
+import * as protocol from '@once/protocol';
 import { InvalidEntryError } from './invalid-entry.error';
 import { type EntryDraft, isEntryKind } from './journal-entry';
+
+/**
+ * The client id check, read from the package once: in the built CommonJS a named import from
+ * another package is read through a getter of the package's index at every use, and validating an
+ * entry runs per request.
+ */
+const { isClientId } = protocol;
 
 /** Size of `requestChecksum`, a u128. */
 const REQUEST_CHECKSUM_BYTES = 16;
