@@ -1,6 +1,6 @@
 import { ZERO_CLIENT_ID } from '@once/protocol';
 import { CommandError } from './command.error';
-import { admitCommand } from './command-admission';
+import { admitCommand, commandBodyAtOnce } from './command-admission';
 import { decodeCommandBody } from './command-body';
 import { CommandRegistry } from './command-registry';
 
@@ -62,5 +62,24 @@ describe('admitCommand', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`(error ${errorId})`);
     expect(lines[0]).toContain('Error: vault token s3cr3t expired');
+  });
+});
+
+describe('commandBodyAtOnce', () => {
+  it.each([
+    ['a command without an admission step, journaled as sent', 'plain', true],
+    ['a command without an admission step, encoded', 'plain', false],
+    ['a pattern no command answers to', 'unknown', false],
+  ])('gives %s the bytes admitCommand resolves with', async (_row, pattern, asSent) => {
+    const raw = asSent ? Buffer.from(`{"pattern":"${pattern}","data":{"a":1}}`) : undefined;
+    const now = commandBodyAtOnce(commands, pattern, { a: 1 }, raw);
+    const admitted = await admitCommand(commands, pattern, { a: 1 }, ctx(pattern), raw);
+    expect(now).toEqual(admitted);
+    if (raw) expect(now).toBe(raw);
+  });
+
+  it('gives nothing for a command with an admission step: only admitCommand runs it', () => {
+    expect(commandBodyAtOnce(commands, 'stamp', { a: 1 })).toBeUndefined();
+    expect(commandBodyAtOnce(commands, 'refuse', {})).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ import { type AdmissionContext } from './admission-context';
 import { SYSTEM_USER_ID } from './apply-context';
 import { type ApplyOutcome } from './apply-outcome';
 import { Applier } from './applier';
-import { admitCommand } from './command-admission';
+import { admitCommand, commandBodyAtOnce } from './command-admission';
 import { type CommandBody } from './command-body';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
@@ -243,6 +243,15 @@ export class Engine {
     rawBody?: Buffer,
   ): Promise<Buffer> {
     return admitCommand(this.commands, pattern, data, ctx, rawBody, this.logger);
+  }
+
+  /**
+   * {@link prepareCommand}'s body, at once, for a command without an
+   * admission step; undefined for one with an admission step (see
+   * {@link commandBodyAtOnce}).
+   */
+  prepareCommandAtOnce(pattern: string, data: unknown, rawBody?: Buffer): Buffer | undefined {
+    return commandBodyAtOnce(this.commands, pattern, data, rawBody);
   }
 
   /**

@@ -268,7 +268,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   /**
    * Preflight, then admission; a full ring or journal holds this connection
    * and looks again. Answers given from the preflight are sent in the
-   * caller's turn (nothing to wait for); admission returns its promise.
+   * caller's turn (nothing to wait for); admission returns a promise only when it awaits.
    */
   private replicatedRequest(
     connection: GatewayConnection,
@@ -293,12 +293,22 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
           return; // Its reply goes to the session's holder when it commits.
         case 'full':
           return this.whenRoom(connection, frame, request, verdict.room);
-        case 'admit':
-          return this.replicated.admit(connection, frame, request, context).then((refused) => {
-            if (refused) this.refuse(connection, frame, refused);
-          });
+        case 'admit': {
+          const refused = this.replicated.admit(connection, frame, request, context);
+          if (!(refused instanceof Promise)) return this.refuseIf(connection, frame, refused);
+          return refused.then((settled) => this.refuseIf(connection, frame, settled));
+        }
       }
     }
+  }
+
+  /** Answers a session guard's refusal of an admitted request, if there is one. */
+  private refuseIf(
+    connection: GatewayConnection,
+    frame: Frame,
+    refused: GatewayException | undefined,
+  ): void {
+    if (refused) this.refuse(connection, frame, refused);
   }
 
   /** Holds this connection (TCP backpressure) until `room`, then looks again from the session rules. */

@@ -27,6 +27,20 @@ export class JournalRoom {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /**
+   * Takes one place until {@link release}: for a caller that releases it
+   * exactly once, on every path (no closure, as {@link reserve} makes).
+   */
+  take(): void {
+    this.reserved++;
+  }
+
+  /** Gives back one place {@link take} took. */
+  release(): void {
+    this.reserved--;
+    this.wake();
+  }
+
   /** Takes one place until the returned release runs (once; later calls do nothing). */
   reserve(): () => void {
     this.reserved++;

@@ -1,4 +1,5 @@
 import {
+  type AdmissionContext,
   type ApplyOutcome,
   type CommandBody,
   EngineUnavailableError,
@@ -141,44 +142,121 @@ export class ReplicatedAdmission {
    * runs (a command's NestJS pipeline) behind the session's earlier ones,
    * and its entry is appended. Whatever admission reserved is released on
    * every exit that appends nothing.
+   *
+   * When the session has nothing queued and its admission needs no await
+   * (a bare admission of a command without an @Admit step, or a LOGOUT),
+   * the entry is appended now and the refusal, if any, returned as a value:
+   * the same entry, in the same place of the session's order, as through
+   * the session's queue, without a promise per step.
    */
-  async admit(
+  admit(
     connection: GatewayConnection,
     frame: Frame,
     request: Replicated,
     context: OnceRpcContext,
-  ): Promise<GatewayException | undefined> {
+  ): AdmitResult | Promise<AdmitResult> {
     const { client, session, request: number, checksumBody } = frame.header;
     const binding = connection.binding!;
     const checksum = Buffer.from(checksumBody);
-    const releaseRoom = this.room.reserve();
+    this.room.take();
     this.flights.admit(client, session, number, request.operation, checksum, connection);
-    let appended = false;
-    try {
-      return await this.flights.serialize(client, async () => {
-        const admitted =
-          request.operation === Operation.Command
-            ? await this.admitCommand(request, binding, context)
-            : { body: Buffer.alloc(0) };
-        if (admitted instanceof GatewayException) return admitted;
-        const { body, decoded } = admitted;
-        const kind = request.operation === Operation.Command ? EntryKind.Command : EntryKind.Logout;
-        const draft = {
-          kind,
-          client,
-          session,
-          request: number,
-          userId: binding.userId,
-          requestChecksum: checksum,
-          body,
-        };
-        appended = this.append(connection, frame, draft, decoded);
-        return undefined;
-      });
-    } finally {
-      if (!appended) this.flights.settle(client, session, number);
-      releaseRoom();
+    if (!this.flights.claimTurn(client)) {
+      return this.flights
+        .serialize(client, () => this.admitInTurn(connection, frame, request, context, checksum))
+        .then(
+          (appended) => this.release(frame, appended),
+          (error: unknown) => this.releaseAndThrow(frame, error),
+        );
     }
+    let appended: Appended | Promise<Appended>;
+    try {
+      appended = this.admitInTurn(connection, frame, request, context, checksum, binding);
+    } catch (error) {
+      this.flights.endTurn(client);
+      return this.releaseAndThrow(frame, error);
+    }
+    if (!(appended instanceof Promise)) {
+      this.flights.endTurn(client);
+      return this.release(frame, appended);
+    }
+    return appended.then(
+      (settled) => {
+        this.flights.endTurn(client);
+        return this.release(frame, settled);
+      },
+      (error: unknown) => {
+        this.flights.endTurn(client);
+        return this.releaseAndThrow(frame, error);
+      },
+    );
+  }
+
+  /**
+   * The admission itself, in the session's turn: the entry body (a
+   * command's pipeline and @Admit step), then the append. `binding` is the
+   * connection's when the request was admitted.
+   */
+  private admitInTurn(
+    connection: GatewayConnection,
+    frame: Frame,
+    request: Replicated,
+    context: OnceRpcContext,
+    checksum: Buffer,
+    binding = connection.binding!,
+  ): Appended | Promise<Appended> {
+    if (request.operation !== Operation.Command) {
+      return this.appendAdmitted(connection, frame, EntryKind.Logout, binding, checksum, {
+        body: Buffer.alloc(0),
+      });
+    }
+    const admitted = this.admitCommand(request, binding, context);
+    if (admitted instanceof Promise) {
+      return admitted.then((body) =>
+        this.appendAdmitted(connection, frame, EntryKind.Command, binding, checksum, body),
+      );
+    }
+    return this.appendAdmitted(connection, frame, EntryKind.Command, binding, checksum, admitted);
+  }
+
+  /** Appends what admission gave, unless it is a session guard's refusal (returned). */
+  private appendAdmitted(
+    connection: GatewayConnection,
+    frame: Frame,
+    kind: EntryKind.Command | EntryKind.Logout,
+    binding: SessionBinding,
+    checksum: Buffer,
+    admitted: AdmittedBody | GatewayException,
+  ): Appended {
+    if (admitted instanceof GatewayException) return admitted;
+    const { client, session, request } = frame.header;
+    const draft = {
+      kind,
+      client,
+      session,
+      request,
+      userId: binding.userId,
+      requestChecksum: checksum,
+      body: admitted.body,
+    };
+    return this.append(connection, frame, draft, admitted.decoded);
+  }
+
+  /**
+   * An admission ended: unless its entry reached the journal (whose outcome
+   * then settles it), the request is no longer in flight; its journal room
+   * is given back either way. Returns the session guard's refusal, if any.
+   */
+  private release(frame: Frame, appended: Appended): AdmitResult {
+    if (appended !== true)
+      this.flights.settle(frame.header.client, frame.header.session, frame.header.request);
+    this.room.release();
+    return appended instanceof GatewayException ? appended : undefined;
+  }
+
+  /** An admission failed unexpectedly: what it holds is released, the failure goes on. */
+  private releaseAndThrow(frame: Frame, error: unknown): never {
+    this.release(frame, false);
+    throw error;
   }
 
   /**
@@ -235,12 +313,14 @@ export class ReplicatedAdmission {
    * @Admit step: the entry body to journal. A refusal on the way is journaled
    * as a committed refusal (the request number stays used and a retry gets
    * the same answer), except a session guard's, which is returned unjournaled.
+   * A value, not a promise, when nothing on the way awaits (a bare admission,
+   * no @Admit step).
    */
-  private async admitCommand(
+  private admitCommand(
     request: CommandRequest,
     binding: SessionBinding,
     context: OnceRpcContext,
-  ): Promise<AdmittedBody | GatewayException> {
+  ): Admitted | Promise<Admitted> {
     const { data } = request;
     const handler = this.pipeline.handlerFor(request.pattern, 'command');
     // An object pattern is journaled under the route its handler answers to.
@@ -257,14 +337,37 @@ export class ReplicatedAdmission {
         });
       }
       // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
-      return { body: await this.host.engine.prepareCommand(pattern, data, admission, rawBody) };
+      return this.prepared(pattern, data, admission, rawBody, false);
     }
-    let payload: unknown;
     const bare = this.pipeline.bareAdmission(handler);
+    let value: unknown;
     try {
-      const value = bare
-        ? bare.run(data, context)
-        : await this.pipeline.run(handler, data, context);
+      if (!bare) {
+        return this.pipeline.run(handler, data, context).then(
+          (ran) => this.afterPipeline(ran, request, pattern, context, rawBody, false, admission),
+          (error: unknown) => this.pipelineRefusal(error, context, pattern),
+        );
+      }
+      value = bare.run(data, context);
+    } catch (error) {
+      return this.pipelineRefusal(error, context, pattern);
+    }
+    return this.afterPipeline(value, request, pattern, context, rawBody, true, admission);
+  }
+
+  /** The pipeline's value (`bare`: of a bare admission): the ticket, then the entry body. */
+  private afterPipeline(
+    value: unknown,
+    request: CommandRequest,
+    pattern: string,
+    context: OnceRpcContext,
+    rawBody: Buffer | undefined,
+    bare: boolean,
+    admission: AdmissionContext,
+  ): Admitted | Promise<Admitted> {
+    const { data } = request;
+    let payload: unknown;
+    try {
       // The stub hands the ticket to the context; an interceptor that mapped
       // the pipeline's value cannot lose it.
       const ticket = context.admission ?? (value instanceof AdmissionTicket ? value : undefined);
@@ -276,16 +379,42 @@ export class ReplicatedAdmission {
       }
       payload = ticketPayload(ticket, data);
     } catch (error) {
-      if (context.sessionRefusal) return context.sessionRefusal;
-      const failureLog = this.pipeline.failureLog;
-      return refusalBody(pattern, refusalOf(error, context, 'ADMISSION_REFUSED', failureLog));
+      return this.pipelineRefusal(error, context, pattern);
     }
     const asSent = payload === data ? rawBody : undefined;
-    const body = await this.host.engine.prepareCommand(pattern, payload, admission, asSent);
-    // Journaled as sent and seen by no team code (no pipeline, no @Admit step):
-    // `data` is what decoding the journaled bytes gives, so apply need not parse them again.
-    const decoded = bare && asSent !== undefined && body === asSent ? { pattern, data } : undefined;
+    return this.prepared(pattern, payload, admission, asSent, bare && data === payload);
+  }
+
+  /**
+   * The entry body of `payload`: at once without an @Admit step, else once
+   * it ran. `seenByNoOne`: journaled as sent and seen by no team code (no
+   * pipeline, no @Admit step), so `payload` is what decoding the journaled
+   * bytes gives, and apply need not parse them again.
+   */
+  private prepared(
+    pattern: string,
+    payload: unknown,
+    admission: AdmissionContext,
+    asSent: Buffer | undefined,
+    seenByNoOne: boolean,
+  ): Admitted | Promise<Admitted> {
+    const { engine } = this.host;
+    const body = engine.prepareCommandAtOnce(pattern, payload, asSent);
+    if (body === undefined) {
+      return engine.prepareCommand(pattern, payload, admission, asSent).then(bodyOnly);
+    }
+    const decoded =
+      seenByNoOne && asSent !== undefined && body === asSent
+        ? { pattern, data: payload }
+        : undefined;
     return { body, decoded };
+  }
+
+  /** A pipeline's failure: a session guard's refusal as such, any other a committed refusal. */
+  private pipelineRefusal(error: unknown, context: OnceRpcContext, pattern: string): Admitted {
+    if (context.sessionRefusal) return context.sessionRefusal;
+    const failureLog = this.pipeline.failureLog;
+    return refusalBody(pattern, refusalOf(error, context, 'ADMISSION_REFUSED', failureLog));
   }
 
   /**
@@ -320,6 +449,19 @@ function answer(status: Status, message: string, watermark: number): Preflight {
 interface AdmittedBody {
   readonly body: Buffer;
   readonly decoded?: CommandBody;
+}
+
+/** What admission gives: an entry body, or a session guard's refusal (journaled nothing). */
+type Admitted = AdmittedBody | GatewayException;
+
+/** Whether the entry reached the journal, or the session guard's refusal. */
+type Appended = boolean | GatewayException;
+
+/** What {@link ReplicatedAdmission.admit} ends with: a session guard's refusal, or nothing. */
+export type AdmitResult = GatewayException | undefined;
+
+function bodyOnly(body: Buffer): AdmittedBody {
+  return { body };
 }
 
 function refusalBody(pattern: string, refusal: Refusal): AdmittedBody {

@@ -400,4 +400,48 @@ describe('SessionFlights', () => {
       expect(ran).toEqual(['again']);
     });
   });
+
+  describe('claimTurn (work its caller runs itself, in the session’s order)', () => {
+    it('claims the turn of a session with nothing queued; work serialized meanwhile waits for endTurn', async () => {
+      const flights = new SessionFlights<string>();
+      const events: string[] = [];
+      expect(flights.claimTurn(A)).toBe(true);
+      events.push('claimed work');
+      const queued = flights.serialize(A, () => void events.push('queued'));
+      const otherClient = flights.serialize(B, () => void events.push('other client'));
+      await otherClient;
+      expect(await settledNow(queued)).toBe(false);
+
+      flights.endTurn(A);
+      await queued;
+      expect(events).toEqual(['claimed work', 'other client', 'queued']);
+    });
+
+    it('is refused while work runs or is queued, so claimed work never overtakes it', async () => {
+      const flights = new SessionFlights<string>();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const running = flights.serialize(A, () => held);
+      expect(flights.claimTurn(A)).toBe(false);
+      const queued = flights.serialize(A, () => undefined);
+      expect(flights.claimTurn(A)).toBe(false);
+      release();
+      await Promise.all([running, queued]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(flights.claimTurn(A)).toBe(true);
+      flights.endTurn(A);
+    });
+
+    it('leaves nothing behind once the turn ended with nothing in flight', () => {
+      const flights = new SessionFlights<string>();
+      expect(flights.claimTurn(A)).toBe(true);
+      flights.endTurn(A);
+      expect([...flights.all()]).toEqual([]);
+      expect(flights.claimTurn(A)).toBe(true);
+      flights.endTurn(A);
+      // Ending a turn that was not claimed changes nothing.
+      flights.endTurn(A);
+      expect(flights.claimTurn(A)).toBe(true);
+    });
+  });
 });

@@ -141,6 +141,27 @@ export class SessionFlights<Origin> {
   }
 
   /**
+   * Claims the session's turn now when nothing of it runs or is queued (true),
+   * for work the caller runs itself and ends with {@link endTurn} once it
+   * settled, on every path; false when work is queued or running: then
+   * {@link serialize} it. The same order as {@link serialize}, without its
+   * promise: admission of a command that needs no await completes in the
+   * turn its frame arrived.
+   */
+  claimTurn(client: ClientId): boolean {
+    const flight = this.flightOf(client);
+    if (flight.running || flight.serialized.length > 0) return false;
+    flight.running = true;
+    return true;
+  }
+
+  /** Ends the turn {@link claimTurn} claimed: what queued behind it runs now. */
+  endTurn(client: ClientId): void {
+    const flight = this.flights.get(client);
+    if (flight?.running) this.finishRun(client, flight);
+  }
+
+  /**
    * The common case, a session with nothing queued: `work` runs now, and the
    * queue that forms behind it meanwhile runs when it settles. No wrapper
    * closure, outer promise or runner per item (every admitted command comes
