@@ -57,6 +57,10 @@ export type Preflight =
   | { readonly kind: 'full'; readonly room: Promise<void> }
   | { readonly kind: 'admit' };
 
+/** The verdicts that carry nothing but their kind: one object each, never changed. */
+const ADMIT: Preflight = Object.freeze({ kind: 'admit' });
+const IN_FLIGHT: Preflight = Object.freeze({ kind: 'in-flight' });
+
 /**
  * COMMAND and LOGOUT: the preflight, then the admission under one
  * reservation (a place in the session's ring and in the journal) that every
@@ -113,7 +117,7 @@ export class ReplicatedAdmission {
             watermark,
           );
         }
-        return { kind: 'in-flight' };
+        return IN_FLIGHT;
       }
       case 'gap':
         return answer(Status.RequestGap, requestGapMessage(check.nextExpected), check.watermark);
@@ -133,7 +137,7 @@ export class ReplicatedAdmission {
       return { kind: 'full', room: this.flights.waitForCapacity(client, settings.ring) };
     }
     if (!this.room.has()) return { kind: 'full', room: this.room.wait() };
-    return { kind: 'admit' };
+    return ADMIT;
   }
 
   /**
