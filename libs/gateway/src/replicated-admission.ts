@@ -166,7 +166,9 @@ export class ReplicatedAdmission {
     this.flights.admit(client, session, number, request.operation, checksum, connection);
     if (!this.flights.claimTurn(client)) {
       return this.flights
-        .serialize(client, () => this.admitInTurn(connection, frame, request, context, checksum))
+        .serialize(client, () =>
+          this.admitInTurn(connection, frame, request, context, checksum, binding),
+        )
         .then(
           (appended) => this.release(frame, appended),
           (error: unknown) => this.releaseAndThrow(frame, error),
@@ -206,7 +208,7 @@ export class ReplicatedAdmission {
     request: Replicated,
     context: OnceRpcContext,
     checksum: Buffer,
-    binding = connection.binding!,
+    binding: SessionBinding,
   ): Appended | Promise<Appended> {
     if (request.operation !== Operation.Command) {
       return this.appendAdmitted(connection, frame, EntryKind.Logout, binding, checksum, {
