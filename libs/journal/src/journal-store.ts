@@ -47,7 +47,7 @@ import {
 import { NodeMetaCorruptionError } from './node-meta-corruption.error';
 import { createNodeSecret, readNodeSecret } from './node-secret';
 import { NodeSecretMismatchError } from './node-secret-mismatch.error';
-import { OP_KEY_BYTES, decodeOpKey, encodeOpKey } from './op-key';
+import { OP_KEY_BYTES, decodeOpKey, encodeOpKey, writeOpKey } from './op-key';
 import { type SnapshotRecord } from './snapshot-codec';
 import { SnapshotStore } from './snapshot-store';
 import { nextTimestamp, stampEntry } from './stamped-entry';
@@ -507,7 +507,7 @@ export class JournalStore implements Journal {
     const prefix = this.#journalKeyPrefix;
     const key = Buffer.allocUnsafe(prefix.length + OP_KEY_BYTES);
     prefix.copy(key, 0);
-    encodeOpKey(op).copy(key, prefix.length);
+    writeOpKey(op, key, prefix.length);
     return key;
   }
 

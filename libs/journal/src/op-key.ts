@@ -16,13 +16,22 @@ const MAX_SAFE_HIGH_WORD = 0x20_0000;
 
 /** The key of `op` (a non-negative safe integer). */
 export function encodeOpKey(op: number): Buffer {
+  const key = Buffer.allocUnsafe(OP_KEY_BYTES);
+  writeOpKey(op, key, 0);
+  return key;
+}
+
+/**
+ * Writes the key of `op` (a non-negative safe integer) at `offset` of
+ * `target`: the bytes {@link encodeOpKey} gives, in a buffer the caller owns
+ * (the journal writes it after its sublevel's prefix, one buffer per entry).
+ */
+export function writeOpKey(op: number, target: Buffer, offset: number): void {
   if (!Number.isSafeInteger(op) || op < 0) {
     throw new RangeError(`not an op: ${op}`);
   }
-  const key = Buffer.allocUnsafe(OP_KEY_BYTES);
-  key.writeUInt32BE(Math.floor(op / TWO_32), 0);
-  key.writeUInt32BE(op % TWO_32, 4);
-  return key;
+  target.writeUInt32BE(Math.floor(op / TWO_32), offset);
+  target.writeUInt32BE(op % TWO_32, offset + 4);
 }
 
 /**
