@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EntryDraft, EntryKind, type JournalEntry } from './journal-entry';
+import { type JournalEntry } from './journal-entry';
+import { commandDraft as draft } from './__fixtures__/command-draft.fixture';
 import { JournalStore } from './journal-store';
 import { FORMAT_1_SUBLEVEL_NAMES, SUBLEVEL_NAMES } from './leveldb-layout';
 import { FORMAT_VERSION } from './node-meta';
@@ -17,18 +18,6 @@ import { FORMAT_VERSION } from './node-meta';
  */
 
 const FIXTURE = join(__dirname, '__fixtures__', 'format-1');
-
-function draft(request: number, body: string): EntryDraft {
-  return {
-    kind: EntryKind.Command,
-    client: '00000000000000000000000000000abc',
-    session: 3,
-    request,
-    userId: 11,
-    requestChecksum: Buffer.alloc(16, 7),
-    body: Buffer.from(body),
-  };
-}
 
 /** Every raw key of a closed directory's LevelDB, in LevelDB's order. */
 async function rawKeys(dir: string): Promise<Buffer[]> {

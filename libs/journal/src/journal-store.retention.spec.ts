@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalBusyError } from './journal-busy.error';
 import { JournalCompactedError } from './journal-compacted.error';
-import { type EntryDraft, EntryKind, type JournalEntry } from './journal-entry';
+import { type JournalEntry } from './journal-entry';
+import { commandDraft as draft } from './__fixtures__/command-draft.fixture';
 import { JournalStore, type JournalStoreOptions } from './journal-store';
 import { decodeOpKey } from './op-key';
 
@@ -14,18 +15,6 @@ import { decodeOpKey } from './op-key';
  * background in bounded batches, records where it starts, and refuses reads
  * and repairs that would need what is gone.
  */
-
-function draft(request: number): EntryDraft {
-  return {
-    kind: EntryKind.Command,
-    client: '00000000000000000000000000000abc',
-    session: 3,
-    request,
-    userId: 11,
-    requestChecksum: Buffer.alloc(16, 7),
-    body: Buffer.from(`{"pattern":"p","data":${request}}`),
-  };
-}
 
 async function appendMany(store: JournalStore, count: number): Promise<JournalEntry[]> {
   const first = store.lastOp + 1;

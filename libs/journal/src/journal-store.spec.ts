@@ -5,22 +5,11 @@ import { join } from 'node:path';
 import { DataDirectoryInUseError } from './data-directory-in-use.error';
 import { EntryOffset } from './entry-codec';
 import { JournalCorruptionError } from './journal-corruption.error';
-import { type EntryDraft, EntryKind, type JournalEntry } from './journal-entry';
+import { type JournalEntry } from './journal-entry';
 import { JournalFailedError } from './journal-failed.error';
+import { commandDraft } from './__fixtures__/command-draft.fixture';
 import { JournalStore } from './journal-store';
 import { encodeOpKey } from './op-key';
-
-function commandDraft(request: number): EntryDraft {
-  return {
-    kind: EntryKind.Command,
-    client: '00000000000000000000000000000abc',
-    session: 3,
-    request,
-    userId: 11,
-    requestChecksum: Buffer.alloc(16, 7),
-    body: Buffer.from(`{"pattern":"p","data":${request}}`),
-  };
-}
 
 async function appendMany(store: JournalStore, count: number): Promise<JournalEntry[]> {
   const first = store.lastOp + 1;
