@@ -38,7 +38,11 @@ export class ClusterStream {
    * caught up); waits up to `timeoutMs`.
    */
   async leader(everyReplicaCurrent = true, timeoutMs = 30_000): Promise<number> {
-    const jsm = await jetstreamManager(this.connection);
+    // No API check up front: right after a server is killed that request can
+    // time out (the JetStream API is electing its leaders, or this connection
+    // is reconnecting), and it would fail the wait instead of being retried
+    // like the stream lookups below.
+    const jsm = await jetstreamManager(this.connection, { checkAPI: false });
     let found = -1;
     await eventually(
       async () => {
