@@ -27,6 +27,7 @@ export interface BenchFigures extends PeerFigures {
   readonly restart_s_without_snapshot: number;
   readonly restart_ops: number;
   readonly bytes_per_idle_session: number;
+  readonly ratio_reply_check_on_vs_off: number;
 }
 
 /** What one figure is the median of. */
@@ -76,6 +77,9 @@ export const FIGURE_SAMPLES: { readonly [K in keyof BenchFigures]: FigureSamples
     restarts.withoutSnapshot.readyAfterMs.map((ms) => ms / 1000),
   restart_ops: (_, restarts) => [restarts.targetOps],
   bytes_per_idle_session: (_runs, _restarts, idle) => idle.map((report) => report.bytesPerSession),
+  ratio_reply_check_on_vs_off: perRun(
+    (run) => run.replyChecksOn.requestsPerSecond / run.replyChecksOff.requestsPerSecond,
+  ),
   ...PEER_FIGURE_SAMPLES,
 };
 
@@ -89,4 +93,29 @@ export function computeFigures(
     figures[key] = median(FIGURE_SAMPLES[key](runs, restarts, idle));
   }
   return figures;
+}
+
+/** What a figure's median should reach: at least `atLeast`. */
+export interface FigureTarget {
+  readonly atLeast: number;
+}
+
+/** The figures the bench holds to a target. */
+export const FIGURE_TARGETS: { readonly [K in keyof BenchFigures]?: FigureTarget } = {
+  ratio_reply_check_on_vs_off: { atLeast: 0.97 },
+};
+
+/** A target, and whether the figure's median reached it. */
+export interface TargetCheck extends FigureTarget {
+  readonly reached: boolean;
+}
+
+export type BenchTargets = { readonly [K in keyof BenchFigures]?: TargetCheck };
+
+/** Each target of {@link FIGURE_TARGETS}, checked against the figures' medians. */
+export function checkTargets(figures: BenchFigures): BenchTargets {
+  const targets = Object.entries(FIGURE_TARGETS) as [keyof BenchFigures, FigureTarget][];
+  return Object.fromEntries(
+    targets.map(([key, target]) => [key, { ...target, reached: figures[key] >= target.atLeast }]),
+  );
 }

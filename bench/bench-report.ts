@@ -1,4 +1,9 @@
-import { type BenchFigures, FIGURE_SAMPLES } from './bench-figures';
+import {
+  type BenchFigures,
+  type BenchTargets,
+  FIGURE_SAMPLES,
+  type TargetCheck,
+} from './bench-figures';
 import { type BenchOptions } from './bench-options';
 import { type EnvironmentInfo } from './environment-info';
 import { type DurablePeersReport } from './durable-peers';
@@ -15,6 +20,8 @@ export interface BenchDocument extends BenchFigures {
    * every second) over the same run's with metrics off; median over runs.
    */
   readonly ratio_metrics_on_vs_off?: number;
+  /** The figures held to a target: the target, and whether the median reached it. */
+  readonly targets: BenchTargets;
   readonly environment: EnvironmentInfo;
   readonly settings: Omit<BenchOptions, 'out'>;
   readonly runs: readonly ThroughputRun[];
@@ -44,10 +51,14 @@ const FORMATS: { readonly [K in keyof BenchFigures]: { unit: string; digits: num
   restart_s_without_snapshot: { unit: 's', digits: 2 },
   restart_ops: { unit: 'ops', digits: 0 },
   bytes_per_idle_session: { unit: 'bytes', digits: 0 },
+  ratio_reply_check_on_vs_off: { unit: '', digits: 3 },
   ...PEER_FORMATS,
 };
 
-/** The figures as a text table: the median, its unit, and the samples it is the median of. */
+/**
+ * The figures as a text table: the median, its unit, the samples it is the
+ * median of, and its target if it has one.
+ */
 export function figuresTable(document: BenchDocument): string {
   const keys = Object.keys(FORMATS) as (keyof BenchFigures)[];
   const rows = keys.map((key) => {
@@ -58,6 +69,7 @@ export function figuresTable(document: BenchDocument): string {
       document[key].toFixed(digits),
       unit,
       samples.map((value) => value.toFixed(digits)).join(' '),
+      describeTarget(document.targets[key]),
     ];
   });
   if (document.ratio_metrics_on_vs_off !== undefined) {
@@ -69,7 +81,13 @@ export function figuresTable(document: BenchDocument): string {
       samples.map((value) => value.toFixed(3)).join(' '),
     ]);
   }
-  return formatTable(['figure', 'median', 'unit', 'samples'], rows);
+  return formatTable(['figure', 'median', 'unit', 'samples', 'target'], rows);
+}
+
+/** `≥ 0.97 reached`, `≥ 0.97 not reached`, or nothing for a figure without a target. */
+function describeTarget(check: TargetCheck | undefined): string {
+  if (check === undefined) return '';
+  return `≥ ${check.atLeast} ${check.reached ? 'reached' : 'not reached'}`;
 }
 
 /** Per run with `metricsOn`: its throughput over the same run's metrics-off closed loop. */

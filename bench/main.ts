@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { killAllChildren, runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
-import { computeFigures } from './bench-figures';
+import { checkTargets, computeFigures } from './bench-figures';
 import { runClusterBench } from './cluster-bench';
 import { runScalingBench } from './scaling-bench';
 import { parseBenchOptions } from './bench-options';
@@ -92,10 +92,12 @@ async function runSingleNodeBench(
     );
   }
   const { out: _out, ...settings } = options;
+  const figures = computeFigures(runs, restarts, idleSessions);
   const metricsRatios = metricsRatioSamples(runs);
   const document: BenchDocument = {
-    ...computeFigures(runs, restarts, idleSessions),
+    ...figures,
     ...(metricsRatios.length > 0 && { ratio_metrics_on_vs_off: median(metricsRatios) }),
+    targets: checkTargets(figures),
     environment,
     settings,
     runs,

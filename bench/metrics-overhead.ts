@@ -1,10 +1,8 @@
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { rm } from 'node:fs/promises';
 import { type BenchContext } from './bench-context';
+import { withFreshOnceService } from './fresh-once-service';
 import { type LoadReport } from './load-report';
 import { runLoad } from './load-runner';
-import { OnceService } from './once-service';
 
 /** The once closed loop again, with the metrics listener on and scraped throughout. */
 export interface MetricsOnRun {
@@ -32,39 +30,32 @@ export async function measureOnceWithMetrics(
   context: BenchContext,
   index: number,
 ): Promise<MetricsOnRun> {
-  const root = join(context.workDir, `metrics-on-${index}`);
   const metricsPort = await freePort();
-  const service = await OnceService.start({
-    build: context.build,
-    dataDir: join(root, 'data'),
-    adminPassword: context.adminPassword,
-    snapshotEveryOps: 0,
-    env: { ONCE_METRICS_PORT: String(metricsPort) },
-  });
-  let scrapes = 0;
-  let failedScrapes = 0;
-  const scrape = async () => {
+  const env = { ONCE_METRICS_PORT: String(metricsPort) };
+  return withFreshOnceService(context, `metrics-on-${index}`, env, async (service) => {
+    let scrapes = 0;
+    let failedScrapes = 0;
+    const scrape = async () => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+        await response.text();
+        if (response.status === 200) scrapes++;
+        else failedScrapes++;
+      } catch {
+        failedScrapes++;
+      }
+    };
+    const timer = setInterval(() => void scrape(), SCRAPE_INTERVAL_MS);
     try {
-      const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
-      await response.text();
-      if (response.status === 200) scrapes++;
-      else failedScrapes++;
-    } catch {
-      failedScrapes++;
+      const load = await runLoad('once', service.port, { kind: 'closed' }, context);
+      context.log(
+        `  once closed loop, metrics on (scraped every ${SCRAPE_INTERVAL_MS} ms): ${Math.round(load.requestsPerSecond)} req/s`,
+      );
+      return { load, scrapes, failedScrapes, scrapeIntervalMs: SCRAPE_INTERVAL_MS };
+    } finally {
+      clearInterval(timer);
     }
-  };
-  const timer = setInterval(() => void scrape(), SCRAPE_INTERVAL_MS);
-  try {
-    const load = await runLoad('once', service.port, { kind: 'closed' }, context);
-    context.log(
-      `  once closed loop, metrics on (scraped every ${SCRAPE_INTERVAL_MS} ms): ${Math.round(load.requestsPerSecond)} req/s`,
-    );
-    return { load, scrapes, failedScrapes, scrapeIntervalMs: SCRAPE_INTERVAL_MS };
-  } finally {
-    clearInterval(timer);
-    await service.crash();
-    await rm(root, { recursive: true, force: true });
-  }
+  });
 }
 
 /** A port of 127.0.0.1 the kernel says is free now. */

@@ -13,11 +13,12 @@ import { OnceService, type ReplayReport } from './once-service';
 import { type RawBatchReport } from './raw-level-batch';
 import { type RawGroupCommitReport } from './raw-level-group-commit';
 import { type RawIterateReport } from './raw-level-iterate';
+import { type ReplyChecksRuns, measureReplyChecks } from './reply-check-overhead';
 import { CHILD_SLACK_MS, describeLatency, runTimedBenchChild } from './throughput-steps';
 import { WalRecorder, type WalRecording } from './wal-recorder';
 
 /** Everything one throughput run measured, each figure from its own process. */
-export interface ThroughputRun {
+export interface ThroughputRun extends ReplyChecksRuns {
   /** Closed loop against the once service. */
   readonly once: LoadReport;
   /** Open loop at half of `once`'s throughput, same service. */
@@ -45,12 +46,13 @@ export interface ThroughputRun {
 }
 
 /**
- * One throughput run: the once service, the NestJS baseline and the durable
- * peers measured back to back under the same load shape, the service's
- * journal then replayed and iterated, and the same group commits written to
- * a bare LevelDB. Odd runs start with the peers and NestJS (and, with
- * `--metrics`, the metrics-on closed loop), even runs end with them, so that
- * none always runs first.
+ * One throughput run: the once service, the NestJS baseline, the durable
+ * peers and the once service with reply checks on and off measured back to
+ * back under the same load shape, the service's journal then replayed and
+ * iterated, and the same group commits written to a bare LevelDB. Odd runs
+ * start with the peers, NestJS (and, with `--metrics`, the metrics-on closed
+ * loop) and reply checks, even runs end with them, so that none always runs
+ * first.
  */
 export async function measureThroughputRun(
   context: BenchContext,
@@ -58,6 +60,7 @@ export async function measureThroughputRun(
   peers: DurablePeers,
 ): Promise<ThroughputRun> {
   let nestTcp: LoadReport | undefined;
+  let replyChecks: ReplyChecksRuns | undefined;
   let metricsOn: MetricsOnRun | undefined;
   let redisPeer: PeerRun | undefined;
   let pgPeer: PeerRun | undefined;
@@ -67,8 +70,10 @@ export async function measureThroughputRun(
     redisPeer = await peers.measure('redis', context);
     nestTcp = await measureNestTcp(context);
     if (withMetrics) metricsOn = await measureOnceWithMetrics(context, index);
+    replyChecks = await measureReplyChecks(context, index);
   }
   const once = await measureOnce(context, index);
+  replyChecks ??= await measureReplyChecks(context, index);
   nestTcp ??= await measureNestTcp(context);
   redisPeer ??= await peers.measure('redis', context);
   pgPeer ??= await peers.measure('pg', context);
@@ -84,7 +89,15 @@ export async function measureThroughputRun(
   context.log(
     `  raw LevelDB, ${rawBatch.groupSize} × ${rawBatch.valueBytes} B per synced batch: ${Math.round(rawBatch.entriesPerSecond)} entries/s`,
   );
-  return { ...once, nestTcp, redisPeer, pgPeer, rawBatch, ...(metricsOn && { metricsOn }) };
+  return {
+    ...once,
+    ...replyChecks,
+    nestTcp,
+    redisPeer,
+    pgPeer,
+    rawBatch,
+    ...(metricsOn && { metricsOn }),
+  };
 }
 
 async function measureNestTcp(context: BenchContext): Promise<LoadReport> {
@@ -107,7 +120,9 @@ async function measureNestTcp(context: BenchContext): Promise<LoadReport> {
 async function measureOnce(
   context: BenchContext,
   index: number,
-): Promise<Omit<ThroughputRun, 'nestTcp' | 'redisPeer' | 'pgPeer' | 'rawBatch'>> {
+): Promise<
+  Omit<ThroughputRun, keyof ReplyChecksRuns | 'nestTcp' | 'redisPeer' | 'pgPeer' | 'rawBatch'>
+> {
   const dataDir = join(context.workDir, `throughput-${index}`, 'data');
   const serviceOptions = {
     build: context.build,

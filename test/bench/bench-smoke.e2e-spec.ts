@@ -27,6 +27,7 @@ const FIGURES = [
   'restart_s_without_snapshot',
   'restart_ops',
   'bytes_per_idle_session',
+  'ratio_reply_check_on_vs_off',
   'redis_peer_rps_64',
   'pg_peer_rps_64',
   'ratio_once_vs_redis_peer',
@@ -60,6 +61,10 @@ describe('npm run bench -- --smoke', () => {
 
     // Then: every figure is a number
     expectFiniteFigures(results, FIGURES);
+    // The reply-check ratio is held to its target, and says whether it reached it
+    expect(results.targets).toEqual({
+      ratio_reply_check_on_vs_off: { atLeast: 0.97, reached: expect.any(Boolean) },
+    });
     const [run] = results.runs;
     // The disk's own tail is measured at the open loop's offered rate, and
     // both databases' LevelDB activity is read from their info logs.

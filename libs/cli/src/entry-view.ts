@@ -1,4 +1,4 @@
-import { decodeCommandBody } from '@once/engine';
+import { decodeCommandBody, decodeReplyChecks } from '@once/engine';
 import { EntryKind, type JournalEntry } from '@once/journal';
 import { ZERO_CLIENT_ID } from '@once/protocol';
 import { REDACTED, redactCredentials } from './redact';
@@ -11,6 +11,8 @@ const KIND_NAMES: Readonly<Record<EntryKind, string>> = {
   [EntryKind.Command]: 'COMMAND',
   [EntryKind.Release]: 'RELEASE',
   [EntryKind.Boot]: 'BOOT',
+  [EntryKind.Manifest]: 'MANIFEST',
+  [EntryKind.ReplyCheck]: 'REPLY_CHECK',
 };
 
 /**
@@ -25,7 +27,7 @@ export interface EntryView {
   readonly time: string;
   /** Journal time in ns since the Unix epoch, as a decimal string (it exceeds 2^53). */
   readonly timestampNs: string;
-  /** REGISTER, LOGOUT, COMMAND, RELEASE or BOOT. */
+  /** REGISTER, LOGOUT, COMMAND, RELEASE, BOOT, MANIFEST or REPLY_CHECK. */
   readonly kind: string;
   /** The client id (32 hex digits); `system` for the node's own entries (genesis, settings). */
   readonly client: string;
@@ -36,7 +38,8 @@ export interface EntryView {
   readonly pattern: string | null;
   /**
    * The body decoded: a COMMAND's `data` (or `{refused: {code, message}}` for
-   * a command refused at admission), a BOOT's settings, null when empty.
+   * a command refused at admission), a BOOT's settings, a MANIFEST's states
+   * and commands, a REPLY_CHECK's `{replies: [{op, checksum}]}`, null when empty.
    * Credentials are replaced by "[redacted]"; a REGISTER body is never shown.
    */
   readonly body: unknown;
@@ -78,8 +81,22 @@ function decodeBody(entry: JournalEntry): { pattern: string | null; body: unknow
       }
       return { pattern: command.pattern, body: redactCredentials(command.data) };
     }
+    case EntryKind.ReplyCheck:
+      return { pattern: null, body: replyChecksOf(entry.body) };
     default:
       return { pattern: null, body: redactCredentials(parseJson(entry.body)) };
+  }
+}
+
+function replyChecksOf(bytes: Buffer): unknown {
+  try {
+    const replies = decodeReplyChecks(bytes).map(({ op, checksum }) => ({
+      op,
+      checksum: checksum.toString('hex'),
+    }));
+    return { replies };
+  } catch {
+    return { undecodable: `${bytes.length} bytes that are not a reply check` };
   }
 }
 

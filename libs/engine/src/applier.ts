@@ -12,6 +12,15 @@ import {
   quietOutcome,
 } from './apply-outcome';
 import { type CommandBody } from './command-body';
+import {
+  type CodeManifest,
+  type CodeSupport,
+  type ManifestVerdict,
+  decodeManifest,
+  encodeManifest,
+  unsupportedBy,
+} from './code-manifest';
+import { CommandNotProvidedError } from './command-not-provided.error';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import {
@@ -22,7 +31,16 @@ import {
 } from './engine-settings';
 import { decodeEngineSnapshot, encodeEngineSnapshot } from './engine-snapshot-codec';
 import { ExpiredSessions } from './expired-sessions';
-import { runCommandHandler } from './handler-runner';
+import {
+  type Dispatch,
+  type HandlerRun,
+  NO_MANIFEST_DISPATCH,
+  runCommandHandler,
+} from './handler-runner';
+import { ModuleVersionUnsupportedError } from './module-version-unsupported.error';
+import { NondeterministicApplyError } from './nondeterministic-apply.error';
+import { UncheckedReplies, decodeReplyChecks } from './reply-checks';
+import { StateNotProvidedError } from './state-not-provided.error';
 import {
   evictionAtApply,
   ownedByOtherUserReply,
@@ -76,7 +94,15 @@ export class Applier {
   handlerFailureLog: EngineLogger | undefined;
   private readonly nodeSecret: Buffer;
   private readonly logger: EngineLogger;
-  private readonly genesisStates: Array<[string, string]>;
+  /** What this code provides: the manifests it can apply entries under. */
+  readonly support: CodeSupport;
+  /**
+   * Replies computed and not yet compared with a REPLY_CHECK entry (or,
+   * live, not yet recorded in one).
+   */
+  readonly unchecked = new UncheckedReplies();
+  /** Reused by every command run: what it learnt besides its reply. */
+  private readonly run: HandlerRun = { pattern: '', state: undefined, rebuilt: true };
 
   private tableValue = genesisTable();
   private expired = new ExpiredSessions();
@@ -85,6 +111,8 @@ export class Applier {
   private commitTimestampValue = 0n;
   private restoredOpValue = 0;
   private restoredTimestampValue = 0n;
+  private manifestValue: CodeManifest | undefined;
+  private dispatch: Dispatch = NO_MANIFEST_DISPATCH;
   /** While replaying with nobody watching outcomes: cached replies are encoded on first read. */
   private deferReplies = false;
 
@@ -93,7 +121,13 @@ export class Applier {
     this.states = options.states;
     this.nodeSecret = options.nodeSecret;
     this.logger = options.logger ?? SILENT_LOGGER;
-    this.genesisStates = this.states.snapshot();
+    this.states.captureGenesis();
+    this.support = {
+      states: this.states.codeVersions(),
+      commands: new Set(this.commands.patterns),
+      retiredStates: this.states.retired,
+      retiredCommands: this.commands.retired,
+    };
   }
 
   get table(): ClientTable {
@@ -109,6 +143,17 @@ export class Applier {
   /** Journal timestamp of {@link commitOp} (0n at genesis). */
   get commitTimestamp(): bigint {
     return this.commitTimestampValue;
+  }
+  /**
+   * The code in force at {@link commitOp}: the last MANIFEST entry applied
+   * (or restored); undefined for a journal that has none yet.
+   */
+  get manifest(): CodeManifest | undefined {
+    return this.manifestValue;
+  }
+  /** Every state's version in force at {@link commitOp}, by name. */
+  get versions(): Readonly<Record<string, number>> {
+    return this.dispatch.versions;
   }
   /** Op of the snapshot the state was restored from; 0 when it was built from genesis. */
   get restoredOp(): number {
@@ -169,10 +214,16 @@ export class Applier {
           ? this.applySystemCommand(entry, ended)
           : this.applyCommand(entry, ended, decoded);
       case EntryKind.Release:
-        this.states.releaseClient(entry.client, applyContextOf(entry));
+        this.release(entry, entry.client);
         return quietOutcome(entry, ended);
       case EntryKind.Boot:
         return this.applyBoot(entry, ended);
+      case EntryKind.Manifest:
+        this.applyManifest(entry);
+        return quietOutcome(entry, ended);
+      case EntryKind.ReplyCheck:
+        this.applyReplyCheck(entry);
+        return quietOutcome(entry, ended);
       default:
         throw new ApplyOrderError(
           entry.op,
@@ -197,7 +248,7 @@ export class Applier {
     if (result.previousEpoch !== undefined) {
       // A resume starts a new connection life: what the session held while its
       // previous connection lived is released, here, so replay agrees.
-      this.states.releaseClient(entry.client, applyContextOf(entry));
+      this.release(entry, entry.client);
     }
     const { epoch, watermark } = result;
     const resumeToken = mintResumeToken(this.nodeSecret, entry.client, epoch);
@@ -228,12 +279,30 @@ export class Applier {
   ): ApplyOutcome {
     const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
     if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
-    const resultText = runCommandHandler(this.commands, entry, this.handlerFailureLog, decoded);
+    const run = this.run;
+    const resultText = runCommandHandler(
+      this.commands,
+      entry,
+      this.handlerFailureLog,
+      decoded,
+      this.dispatch,
+      run,
+    );
     // Replay: the ring drops most replies before anyone asks, so the table
     // keeps an encoder and builds the reply (the same bytes) when first read.
     const reply = this.deferReplies
       ? undefined
       : replicatedReply(entry, Operation.Command, resultText);
+    if (run.rebuilt) {
+      this.unchecked.add(
+        entry.op,
+        run.pattern,
+        resultText,
+        reply,
+        run.state,
+        this.dispatch.versions,
+      );
+    }
     this.tableValue.commitReply(
       entry.op,
       entry.timestamp,
@@ -250,8 +319,77 @@ export class Applier {
   }
 
   private applySystemCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
-    const result = Buffer.from(runCommandHandler(this.commands, entry, this.handlerFailureLog));
-    return { ...quietOutcome(entry, ended), result };
+    const run = this.run;
+    const text = runCommandHandler(
+      this.commands,
+      entry,
+      this.handlerFailureLog,
+      undefined,
+      this.dispatch,
+      run,
+    );
+    if (run.rebuilt) {
+      this.unchecked.add(entry.op, run.pattern, text, undefined, run.state, this.dispatch.versions);
+    }
+    return { ...quietOutcome(entry, ended), result: Buffer.from(text) };
+  }
+
+  /**
+   * A MANIFEST entry: the code in force from this op on. This code must
+   * provide it (every state at its version or later, every command), or
+   * have retired what it lacks; otherwise applying on would apply entries
+   * under rules this code does not have, so it stops here.
+   */
+  private applyManifest(entry: JournalEntry): void {
+    const manifest = decodeManifest(entry.body);
+    const verdict = unsupportedBy(manifest, this.support);
+    if (verdict) throw codeMismatch(entry.op, verdict, `the MANIFEST entry at op ${entry.op}`);
+    this.setManifest(manifest);
+  }
+
+  private setManifest(manifest: CodeManifest | undefined): void {
+    this.manifestValue = manifest;
+    this.dispatch = manifest
+      ? {
+          commands: manifest.commands,
+          versions: Object.freeze(Object.fromEntries(manifest.states)),
+        }
+      : NO_MANIFEST_DISPATCH;
+  }
+
+  /**
+   * A REPLY_CHECK entry: the checksums of replies acknowledged before it.
+   * Each reply this applier computed for one of those ops must be the same
+   * (live it is, by construction; a replay or a follower running changed
+   * code may differ, and stops here before anything it computed is served).
+   */
+  private applyReplyCheck(entry: JournalEntry): void {
+    const digests = decodeReplyChecks(entry.body);
+    for (const digest of digests) {
+      const computed = this.unchecked.find(digest.op);
+      if (computed === undefined || computed.checksum.equals(digest.checksum)) continue;
+      throw new NondeterministicApplyError({
+        op: digest.op,
+        pattern: computed.pattern,
+        state: computed.state,
+        versions: computed.versions,
+        computedReply: computed.text,
+        journaledChecksum: digest.checksum.toString('hex'),
+        computedChecksum: computed.checksum.toString('hex'),
+        checkOp: entry.op,
+      });
+    }
+    if (digests.length > 0) this.unchecked.recordedThrough(digests[digests.length - 1].op);
+  }
+
+  /** Releases what `client` held while connected, each state told its version in force. */
+  private release(entry: JournalEntry, client: ClientId): void {
+    const versions = this.dispatch.versions;
+    this.states.releaseClient(
+      client,
+      applyContextOf(entry, client, versions),
+      (state) => versions[state] ?? 1,
+    );
   }
 
   private applyBoot(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
@@ -270,9 +408,7 @@ export class Applier {
     }
     // After a restart no connection survives: whatever was held only while
     // connected is released, by this journaled entry, so replay agrees.
-    for (const client of this.states.holders()) {
-      this.states.releaseClient(client, applyContextOf(entry, client));
-    }
+    for (const client of this.states.holders()) this.release(entry, client);
     return quietOutcome(entry, ended);
   }
 
@@ -304,7 +440,7 @@ export class Applier {
     if (cutoff <= 0n) return;
     for (const expired of this.tableValue.expireBefore(cutoff)) {
       this.expired.remember(expired.client, expired.epoch, this.settingsValue.clientsMax);
-      this.states.releaseClient(expired.client, applyContextOf(entry, expired.client));
+      this.release(entry, expired.client);
       ended.push(endedSession(expired, EvictionReason.Expired));
     }
   }
@@ -316,7 +452,7 @@ export class Applier {
     ended: EndedSession[],
   ): void {
     if (reason === EvictionReason.LoggedOut) this.tableValue.remove(session.client);
-    this.states.releaseClient(session.client, applyContextOf(entry, session.client));
+    this.release(entry, session.client);
     ended.push(endedSession(session, reason));
   }
 
@@ -331,19 +467,32 @@ export class Applier {
       expired: this.expired.toSnapshot(),
       table: this.tableValue.snapshot(),
       states: this.states.snapshot(),
+      manifest: this.manifestValue ? encodeManifest(this.manifestValue) : undefined,
     });
   }
 
   /**
    * Replaces the whole state with a snapshot; returns its op. All or nothing:
    * on any error the applier is back at genesis (op 0) and the error is rethrown.
+   *
+   * The snapshot's code must be this code's or older: its manifest in force
+   * must be one this code provides (see {@link applyManifest}), and each
+   * state it holds must be provided (or retired) at its version or later. A
+   * state it does not hold (a module added since) starts empty at its op.
    */
   restoreSnapshot(payload: Buffer): number {
     try {
       const snapshot = decodeEngineSnapshot(payload);
       const table = ClientTable.restore(snapshot.table);
       const settings = validateSettings(snapshot.settings);
-      this.states.restore(snapshot.states);
+      const manifest = snapshot.manifest ? decodeManifest(snapshot.manifest) : undefined;
+      if (manifest) {
+        const verdict = unsupportedBy(manifest, this.support);
+        if (verdict) throw codeMismatch(snapshot.op, verdict, `the snapshot at op ${snapshot.op}`);
+      }
+      this.states.restore(snapshot.states, snapshot.op);
+      this.setManifest(manifest);
+      this.unchecked.clear();
       this.tableValue = table;
       this.settingsValue = settings;
       this.expired = new ExpiredSessions(snapshot.expired);
@@ -360,7 +509,9 @@ export class Applier {
 
   /** Back to the state before op 1: what a full replay starts from. */
   resetToGenesis(): void {
-    this.states.restore(this.genesisStates);
+    this.states.restoreGenesis();
+    this.setManifest(undefined);
+    this.unchecked.clear();
     this.tableValue = genesisTable();
     this.settingsValue = GENESIS_SETTINGS;
     this.expired = new ExpiredSessions();
@@ -368,6 +519,22 @@ export class Applier {
     this.commitTimestampValue = 0n;
     this.restoredOpValue = 0;
     this.restoredTimestampValue = 0n;
+  }
+}
+
+/** The error for code that cannot apply entries under a manifest (see {@link unsupportedBy}). */
+function codeMismatch(op: number, verdict: ManifestVerdict, where: string): Error {
+  switch (verdict.kind) {
+    case 'state-too-new':
+      return new ModuleVersionUnsupportedError(
+        op,
+        verdict.state,
+        `${where} puts the module "${verdict.state}" at version ${verdict.journaled}, and this code provides version ${verdict.provided}: a downgrade is refused; run code of version ${verdict.journaled} or later`,
+      );
+    case 'state-missing':
+      return new StateNotProvidedError(op, verdict.state, where);
+    case 'command-missing':
+      return new CommandNotProvidedError(op, verdict.pattern, where);
   }
 }
 

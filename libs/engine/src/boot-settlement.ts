@@ -1,6 +1,7 @@
 import { EntryKind, type EntryDraft, InvalidEntryError, type Journal } from '@once/journal';
 import { type ApplyOutcome } from './apply-outcome';
 import { type Applier } from './applier';
+import { describeManifestChange, encodeManifest, manifestOf, sameManifest } from './code-manifest';
 import { type EngineLogger } from './engine-logger';
 import {
   type EngineSettings,
@@ -12,6 +13,21 @@ import { EngineUnavailableError } from './engine-unavailable.error';
 import { LogEvent } from './log-event';
 import { type FailureCallback, type OutcomeCallback } from './pending-submissions';
 import { systemDraft } from './system-draft';
+
+/**
+ * When this code's manifest is journaled (see {@link settleManifest}):
+ * `auto`, at boot; `hold`, not (the versions in force stay, so older code
+ * can still apply the journal: a rollback stays possible; with no manifest
+ * in force yet, no REPLY_CHECK is journaled either, which a build from
+ * before manifests could not read); `none`, never here (a cluster's leader
+ * settles it itself).
+ */
+export type UpgradeFinalization = 'auto' | 'hold' | 'none';
+
+export interface BootSettlementOptions {
+  /** Default `auto`. */
+  readonly upgradeFinalization?: UpgradeFinalization;
+}
 
 /** What settling boot needs of the live engine: its journal, its applier, its submit. */
 export interface SettlingEngine {
@@ -57,15 +73,20 @@ export async function settleBootFor(
   engine: SettlingEngine,
   desired: EngineSettings,
   logger: EngineLogger,
+  options: BootSettlementOptions = {},
 ): Promise<void> {
-  const settings = validateSettings(desired);
   const { applier } = engine;
+  // Read before the MANIFEST entry below takes op 1 of a new directory.
+  const isNew = applier.commitOp === 0;
+  const finalization = options.upgradeFinalization ?? 'auto';
+  if (finalization !== 'none') await settleManifest(engine, logger, finalization);
+  const settings = validateSettings(desired);
   const inForce = applier.settings;
   const changed = !sameSettings(settings, inForce);
   const holders = applier.states.holders().length;
-  if (changed || applier.commitOp === 0 || holders > 0) {
+  if (changed || isNew || holders > 0) {
     const reasons: string[] = [];
-    if (applier.commitOp === 0) reasons.push('new data directory');
+    if (isNew) reasons.push('new data directory');
     else if (changed) {
       reasons.push(
         `limits changed from clientsMax ${inForce.clientsMax}, ring ${inForce.ring}, sessionTtlMs ${inForce.sessionTtlMs}`,
@@ -90,6 +111,48 @@ export async function settleBootFor(
     );
   }
   await recordSettings(engine.journal, applier);
+}
+
+/**
+ * Journals a MANIFEST entry when this code differs from the code in force
+ * (its states, their versions, its commands), or when none is in force yet:
+ * every entry after it applies under this code's versions, on every node
+ * and every replay. Resolves once it applied (at once when none was
+ * needed).
+ *
+ * A cluster's leader decides first whether every node can apply it (see
+ * `@once/cluster`); a single node is the only node.
+ */
+export async function settleManifest(
+  engine: SettlingEngine,
+  logger: EngineLogger,
+  finalization: 'auto' | 'hold' = 'auto',
+): Promise<void> {
+  const { applier } = engine;
+  const code = manifestOf(applier.support);
+  const inForce = applier.manifest;
+  if (inForce && sameManifest(code, inForce)) return;
+  const change = describeManifestChange(inForce, code);
+  if (finalization === 'hold') {
+    logger.log(
+      new LogEvent(
+        'manifest-held',
+        `boot: this code differs from the code in force (${change}); held by the upgrade finalization setting: entries go on applying under the versions in force`,
+        { change },
+      ),
+    );
+    return;
+  }
+  const draft = systemDraft(EntryKind.Manifest, encodeManifest(code));
+  const outcome = await journalAndWait(engine, draft, 'the MANIFEST entry');
+  const op = outcome.entry.op;
+  logger.log(
+    new LogEvent('manifest-entry', `boot: journaled MANIFEST at op ${op} (${change})`, {
+      op,
+      change,
+      versions: [...code.states].map(([name, version]) => `${name}@${version}`).join(','),
+    }),
+  );
 }
 
 /**

@@ -10,6 +10,12 @@ import { type ApplyContext } from './apply-context';
  */
 export interface CommandHandler {
   readonly pattern: string;
+  /**
+   * The replicated state (module) this handler belongs to: `ctx.version` is
+   * that state's version in force at the entry's op. Undefined: none (the
+   * handler sees version 1).
+   */
+  readonly state?: string;
   /** Synchronous, deterministic; returns the JSON result or throws a CommandError. */
   apply(data: unknown, ctx: ApplyContext): unknown;
   /**

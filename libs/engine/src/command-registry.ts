@@ -8,19 +8,34 @@ export class DuplicatePatternError extends Error {
   }
 }
 
+/** Raised at startup when a pattern is both handled and declared retired. */
+export class RetiredPatternHandledError extends Error {
+  readonly code = 'RETIRED_PATTERN_HANDLED';
+  constructor(readonly pattern: string) {
+    super(`the command "${pattern}" is declared retired but a handler still provides it`);
+  }
+}
+
 /**
  * Pattern → command handler. Filled once at startup, then read-only: replay
  * resolves patterns against the same registry the live commits used.
  */
 export class CommandRegistry {
   private readonly handlers = new Map<string, CommandHandler>();
+  /** Patterns retired on purpose: their old entries change nothing and answer COMMAND_RETIRED. */
+  readonly retired: ReadonlySet<string>;
 
-  constructor(handlers: Iterable<CommandHandler> = []) {
+  constructor(
+    handlers: Iterable<CommandHandler> = [],
+    options: { retired?: Iterable<string> } = {},
+  ) {
+    this.retired = new Set(options.retired ?? []);
     for (const handler of handlers) this.register(handler);
   }
 
   register(handler: CommandHandler): void {
     if (this.handlers.has(handler.pattern)) throw new DuplicatePatternError(handler.pattern);
+    if (this.retired.has(handler.pattern)) throw new RetiredPatternHandledError(handler.pattern);
     this.handlers.set(handler.pattern, handler);
   }
 

@@ -39,6 +39,11 @@ export class CommandError extends Error {
 export const EngineRefusal = {
   /** No command handler is registered for the pattern. */
   UnknownPattern: 'UNKNOWN_PATTERN',
+  /**
+   * The command's pattern was retired by the code (OnceModule's `retired`):
+   * its entry changes nothing; what it first answered is not rebuilt.
+   */
+  CommandRetired: 'COMMAND_RETIRED',
   /** The handler threw something that is not a {@link CommandError}. */
   HandlerFailed: 'HANDLER_FAILED',
   /** The handler returned a promise; apply must be synchronous to be replayable. */

@@ -1,11 +1,12 @@
 import { type EngineSettings } from './engine-settings';
+import { type StatePicture } from './state-registry';
 
 /**
  * Byte layout of an engine snapshot (little-endian; the journal store wraps it
  * with its own checksum and op):
  *
  *     0   4  magic "OSNP"
- *     4   1  format version (1)
+ *     4   1  format version (2; version 1 is still read)
  *     5   3  reserved, 0
  *     8   8  op the snapshot stands at (every entry <= op applied, none after)
  *    16   8  journal timestamp of that op (ns)
@@ -13,7 +14,11 @@ import { type EngineSettings } from './engine-settings';
  *     …   4  expired-sessions JSON length, then the JSON ([client, epoch] pairs, oldest first)
  *     …   4  client table length, then the table's own snapshot bytes
  *     …   4  state count, then per state (in name order):
- *            2 name length, name (utf8), 4 JSON length, JSON (utf8)
+ *            2 name length, name (utf8),
+ *            4 version of the code that wrote it (format 2 only; format 1: 1),
+ *            4 JSON length, JSON (utf8)
+ *     …   4  manifest length (0: none in force), then the MANIFEST entry
+ *            body in force (format 2 only)
  */
 export interface EngineSnapshot {
   readonly op: number;
@@ -22,11 +27,15 @@ export interface EngineSnapshot {
   /** Sessions that expired recently (their next request is told EXPIRED), oldest first. */
   readonly expired: Array<[string, number]>;
   readonly table: Buffer;
-  readonly states: Array<[string, string]>;
+  readonly states: readonly StatePicture[];
+  /** The body of the MANIFEST entry in force; undefined before any. */
+  readonly manifest: Buffer | undefined;
 }
 
 const MAGIC = 0x504e534f; // "OSNP"
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+/** Snapshots written before state versions and manifests: every state at version 1. */
+const FORMAT_VERSION_UNVERSIONED = 1;
 
 export class SnapshotInvalidError extends Error {
   readonly code = 'SNAPSHOT_INVALID';
@@ -36,10 +45,12 @@ export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
   const settings = Buffer.from(JSON.stringify(snapshot.settings));
   const expired = Buffer.from(JSON.stringify(snapshot.expired));
   const states = snapshot.states.map(
-    ([name, json]) => [Buffer.from(name), Buffer.from(json)] as const,
+    ([name, json, version]) => [Buffer.from(name), Buffer.from(json), version] as const,
   );
+  const manifest = snapshot.manifest ?? Buffer.alloc(0);
   let size = 24 + 4 + settings.length + 4 + expired.length + 4 + snapshot.table.length + 4;
-  for (const [name, json] of states) size += 2 + name.length + 4 + json.length;
+  for (const [name, json] of states) size += 2 + name.length + 4 + 4 + json.length;
+  size += 4 + manifest.length;
   const out = Buffer.alloc(size);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt8(FORMAT_VERSION, 4);
@@ -51,12 +62,14 @@ export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
   at = writeBlock(out, at, snapshot.table);
   out.writeUInt32LE(states.length, at);
   at += 4;
-  for (const [name, json] of states) {
+  for (const [name, json, version] of states) {
     out.writeUInt16LE(name.length, at);
     name.copy(out, at + 2);
     at += 2 + name.length;
-    at = writeBlock(out, at, json);
+    out.writeUInt32LE(version, at);
+    at = writeBlock(out, at + 4, json);
   }
+  at = writeBlock(out, at, manifest);
   if (at !== size) throw new Error(`snapshot size mismatch: wrote ${at} of ${size} bytes`);
   return out;
 }
@@ -65,9 +78,10 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
   const reader = new Reader(bytes);
   if (reader.u32() !== MAGIC) throw new SnapshotInvalidError('snapshot has a bad magic');
   const version = reader.u8();
-  if (version !== FORMAT_VERSION) {
+  if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_UNVERSIONED) {
     throw new SnapshotInvalidError(`snapshot format ${version} is not supported`);
   }
+  const versioned = version === FORMAT_VERSION;
   reader.skip(3);
   const op = Number(reader.u64());
   const timestamp = reader.u64();
@@ -77,13 +91,20 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
     throw new SnapshotInvalidError('snapshot expired-sessions block is not a list');
   const table = reader.block();
   const count = reader.u32();
-  const states: Array<[string, string]> = [];
+  const states: StatePicture[] = [];
   for (let i = 0; i < count; i++) {
     const name = reader.bytes(reader.u16()).toString('utf8');
-    states.push([name, reader.block().toString('utf8')]);
+    const stateVersion = versioned ? reader.u32() : 1;
+    if (stateVersion < 1) throw new SnapshotInvalidError(`snapshot state "${name}" has version 0`);
+    states.push([name, reader.block().toString('utf8'), stateVersion]);
+  }
+  let manifest: Buffer | undefined;
+  if (versioned) {
+    const block = reader.block();
+    manifest = block.length > 0 ? block : undefined;
   }
   if (!reader.done) throw new SnapshotInvalidError('snapshot has trailing bytes');
-  return { op, timestamp, settings, expired, table, states };
+  return { op, timestamp, settings, expired, table, states, manifest };
 }
 
 function writeBlock(out: Buffer, at: number, block: Buffer): number {

@@ -13,6 +13,7 @@ import {
 } from '@once/protocol';
 import { ApplyOrderError } from './apply-order.error';
 import { encodeCommandBody } from './command-body';
+import { decodeEngineSnapshot, encodeEngineSnapshot } from './engine-snapshot-codec';
 import { type ApplyOutcome } from './apply-outcome';
 import {
   bootDraft,
@@ -59,6 +60,20 @@ describe('Engine (the apply path)', () => {
     return submit(test.engine, registerDraft(client, userId));
   }
 
+  /** The epoch a REGISTER of `client` opened (its op): what the session's requests carry. */
+  async function epochOf(client: string, userId = 1): Promise<number> {
+    return (await register(client, userId)).registered!.epoch;
+  }
+
+  /** The kinds of the journal's entries from `fromOp` to its end, in op order. */
+  async function kindsFrom(fromOp: number): Promise<EntryKind[]> {
+    const kinds: EntryKind[] = [];
+    for await (const batch of test.node.journal.readBatches(fromOp)) {
+      for (const entry of batch) kinds.push(entry.kind);
+    }
+    return kinds;
+  }
+
   async function command(
     client: string,
     pattern: string,
@@ -71,25 +86,28 @@ describe('Engine (the apply path)', () => {
     return submit(test.engine, commandDraft(client, userId, session, request, pattern, data));
   }
 
-  it('journals the limits in force as a BOOT entry at op 1 of a new directory', () => {
+  // Op layout of a new directory: the MANIFEST of the code comes first (op 1), then the BOOT (op 2).
+  it('journals the code as a MANIFEST entry at op 1, then the limits in force as a BOOT entry at op 2 of a new directory', async () => {
     expect(test.engine.ready).toBe(true);
-    expect(test.engine.commitOp).toBe(1);
+    expect(test.engine.commitOp).toBe(2);
+    expect(await kindsFrom(1)).toEqual([EntryKind.Manifest, EntryKind.Boot]);
     expect(test.engine.settings).toEqual({ clientsMax: 2, ring: 2, sessionTtlMs: 0 });
     expect(test.engine.table.capacity).toBe(2);
     expect(test.node.journal.meta.settings).toEqual({
       clientsMax: 2,
       ring: 2,
       sessionTtlMs: 0,
-      sinceOp: 1,
+      sinceOp: 2,
     });
   });
 
   it('applies a REGISTER: epoch = its op, reply fields and body from the entry', async () => {
     const outcome = await register(ALICE, 7);
+    const op = outcome.entry.op;
     const header = decodeHeader(outcome.reply!);
     expect(outcome.registered).toEqual({
       client: ALICE,
-      epoch: 2,
+      epoch: op,
       userId: 7,
       watermark: 0,
       previousEpoch: undefined,
@@ -99,39 +117,39 @@ describe('Engine (the apply path)', () => {
       operation: Operation.Register,
       status: Status.Ok,
       client: ALICE,
-      session: 2,
+      session: op,
       request: 0,
-      op: 2,
-      commit: 2,
+      op,
+      commit: op,
       timestamp: outcome.entry.timestamp,
       watermark: 0,
     });
     expect(header.resumeToken.equals(outcome.entry.requestChecksum)).toBe(true);
     expect(bodyOf(outcome)).toEqual({
       userId: 7,
-      epoch: 2,
+      epoch: op,
       watermark: 0,
-      resumeToken: mintResumeToken(test.node.journal.nodeSecret, ALICE, 2).toString('hex'),
+      resumeToken: mintResumeToken(test.node.journal.nodeSecret, ALICE, op).toString('hex'),
     });
   });
 
   it('applies a COMMAND, caches its reply, and the table answers a retry with the same bytes', async () => {
-    await register(ALICE);
+    const epoch = await epochOf(ALICE);
     const outcome = await command(ALICE, 'kv.put', { key: 'k', value: 'v' });
     expect(outcome.cached).toBe(true);
     const header = decodeHeader(outcome.reply!);
     expect(header).toMatchObject({
       status: Status.Ok,
-      session: 2,
+      session: epoch,
       request: 1,
-      op: 3,
-      commit: 3,
+      op: outcome.entry.op,
+      commit: outcome.entry.op,
       watermark: 1,
     });
     expect(header.timestamp).toBe(outcome.entry.timestamp);
     expect(bodyOf(outcome)).toEqual({ ok: true, result: { previous: null } });
     expect(test.modules.kv.map.get('k')).toBe('v');
-    const retry = test.engine.table.check(ALICE, 2, 1, outcome.entry.requestChecksum);
+    const retry = test.engine.table.check(ALICE, epoch, 1, outcome.entry.requestChecksum);
     expect(retry).toEqual({ kind: 'duplicate', reply: outcome.reply });
   });
 
@@ -150,24 +168,24 @@ describe('Engine (the apply path)', () => {
   });
 
   it('ignores a "refusal" key a client put in its own command body: only admission writes refusals', async () => {
-    await register(ALICE);
+    const epoch = await epochOf(ALICE);
     const body = Buffer.from(
       '{"pattern":"kv.put","data":{"key":"k","value":"v"},"refus\\u0061l":{"code":"FORGED","message":"x"}}',
     );
-    const draft = { ...commandDraft(ALICE, 1, 2, 1, 'kv.put', null), body };
+    const draft = { ...commandDraft(ALICE, 1, epoch, 1, 'kv.put', null), body };
     const outcome = await submit(test.engine, draft);
     expect(bodyOf(outcome)).toEqual({ ok: true, result: { previous: null } });
     expect(test.modules.kv.map.get('k')).toBe('v');
   });
 
   it('commits a refusal made at admission as the same refusal on every replay', async () => {
-    await register(ALICE);
+    const epoch = await epochOf(ALICE);
     const body = encodeCommandBody({
       pattern: 'kv.put',
       refusal: { code: 'FORBIDDEN', message: 'no' },
     });
     const outcome = await submit(test.engine, {
-      ...commandDraft(ALICE, 1, 2, 1, 'kv.put', null),
+      ...commandDraft(ALICE, 1, epoch, 1, 'kv.put', null),
       body,
     });
     expect(bodyOf(outcome)).toEqual({ ok: false, error: { code: 'FORBIDDEN', message: 'no' } });
@@ -175,7 +193,7 @@ describe('Engine (the apply path)', () => {
   });
 
   it('given a command submitted with its body as admission decoded it, then apply hands the handler that value, and replay rebuilds the same reply from the bytes', async () => {
-    await register(ALICE);
+    const epoch = await epochOf(ALICE);
     let keyReads = 0;
     // What decoding the body gives, with a getter that shows whether the handler read this value.
     const data = {
@@ -185,7 +203,7 @@ describe('Engine (the apply path)', () => {
       },
       value: '1',
     };
-    const draft = commandDraft(ALICE, 1, 2, 1, 'kv.put', { key: 'a', value: '1' });
+    const draft = commandDraft(ALICE, 1, epoch, 1, 'kv.put', { key: 'a', value: '1' });
     const live = await new Promise<ApplyOutcome>((resolve) =>
       test.engine.submit(draft, resolve, undefined, { pattern: 'kv.put', data }),
     );
@@ -215,17 +233,17 @@ describe('Engine (the apply path)', () => {
   });
 
   it('fences a request admitted under an epoch that a later REGISTER replaced', async () => {
-    await register(ALICE);
-    await register(ALICE); // resume: epoch 3, watermark kept
+    const replaced = await epochOf(ALICE);
+    await register(ALICE); // resume: a higher epoch, watermark kept
     const stale = await submit(
       test.engine,
-      commandDraft(ALICE, 1, 2, 1, 'kv.put', { key: 'k', value: 'v' }),
+      commandDraft(ALICE, 1, replaced, 1, 'kv.put', { key: 'k', value: 'v' }),
     );
     expect(stale.eviction).toBe(EvictionReason.SessionTooLow);
     expect(decodeHeader(stale.reply!)).toMatchObject({
       command: Command.Eviction,
       status: EvictionReason.SessionTooLow,
-      session: 2,
+      session: replaced,
       request: 1,
       op: 0,
       commit: stale.entry.op,
@@ -235,7 +253,7 @@ describe('Engine (the apply path)', () => {
   });
 
   it('answers EPOCH_AHEAD and REQUEST_GAP at apply without touching the table', async () => {
-    await register(ALICE);
+    const epoch = await epochOf(ALICE);
     const ahead = await submit(
       test.engine,
       commandDraft(ALICE, 1, 99, 1, 'kv.put', { key: 'a', value: '1' }),
@@ -243,7 +261,7 @@ describe('Engine (the apply path)', () => {
     expect(decodeHeader(ahead.reply!).status).toBe(Status.EpochAhead);
     const gap = await submit(
       test.engine,
-      commandDraft(ALICE, 1, 2, 5, 'kv.put', { key: 'a', value: '1' }),
+      commandDraft(ALICE, 1, epoch, 5, 'kv.put', { key: 'a', value: '1' }),
     );
     expect(decodeHeader(gap.reply!)).toMatchObject({ status: Status.RequestGap, watermark: 0 });
     expect(test.engine.table.get(ALICE)?.watermark).toBe(0);
@@ -258,10 +276,10 @@ describe('Engine (the apply path)', () => {
   });
 
   it('applies a LOGOUT: entry removed, holdings released, session ended LOGGED_OUT', async () => {
-    await register(ALICE);
+    const epoch = await epochOf(ALICE);
     await command(ALICE, 'member.join', {});
     expect(test.modules.membership.members.has(ALICE)).toBe(true);
-    const outcome = await submit(test.engine, logoutDraft(ALICE, 1, 2, 2));
+    const outcome = await submit(test.engine, logoutDraft(ALICE, 1, epoch, 2));
     expect(decodeHeader(outcome.reply!)).toMatchObject({
       status: Status.Ok,
       operation: Operation.Logout,
@@ -269,19 +287,19 @@ describe('Engine (the apply path)', () => {
     });
     expect(outcome.cached).toBe(false);
     expect(outcome.endedSessions).toEqual([
-      { client: ALICE, epoch: 2, userId: 1, watermark: 1, reason: EvictionReason.LoggedOut },
+      { client: ALICE, epoch, userId: 1, watermark: 1, reason: EvictionReason.LoggedOut },
     ]);
     expect(test.engine.table.get(ALICE)).toBeUndefined();
     expect(test.modules.membership.members.size).toBe(0);
   });
 
   it('evicts the session with the oldest last commit when the table is full, releasing its holdings', async () => {
-    await register(ALICE);
+    const epoch = await epochOf(ALICE);
     await command(ALICE, 'member.join', {});
     await register(BOB);
     const outcome = await register(CAROL);
     expect(outcome.endedSessions).toEqual([
-      { client: ALICE, epoch: 2, userId: 1, watermark: 1, reason: EvictionReason.Evicted },
+      { client: ALICE, epoch, userId: 1, watermark: 1, reason: EvictionReason.Evicted },
     ]);
     expect(test.engine.table.get(ALICE)).toBeUndefined();
     expect(test.modules.membership.members.has(ALICE)).toBe(false);
@@ -333,11 +351,13 @@ describe('Engine (the apply path)', () => {
   it('releases connection-scoped holdings at boot, through a journaled BOOT entry', async () => {
     await register(ALICE);
     await command(ALICE, 'member.join', {});
-    const opBefore = test.engine.commitOp;
     await test.node.stop();
+    // What the stop journaled (the REPLY_CHECK of the join's reply) is before the restart.
+    const opBefore = test.engine.commitOp;
     test = await startTestNode(dir, { settings: { clientsMax: 2, ring: 2 } });
     expect(test.modules.membership.members.size).toBe(0);
     expect(test.engine.commitOp).toBe(opBefore + 1);
+    expect(await kindsFrom(opBefore + 1)).toEqual([EntryKind.Boot]);
     expect(test.engine.table.get(ALICE)?.watermark).toBe(1);
   });
 
@@ -357,8 +377,10 @@ describe('Engine (the apply path)', () => {
     await test.engine.takeSnapshot();
     const snapshotOp = test.engine.commitOp;
     await command(ALICE, 'kv.put', { key: 'b', value: '2' });
-    const before = test.engine.captureSnapshot();
     await test.node.stop({ snapshot: false });
+    // Captured once stopped: a graceful stop journals the last replies' REPLY_CHECK.
+    const before = test.engine.captureSnapshot();
+    const lastOp = test.engine.commitOp;
 
     const modules = sampleModules();
     const node = await OnceNode.open({
@@ -368,7 +390,7 @@ describe('Engine (the apply path)', () => {
       settings: { clientsMax: 2, ring: 2 },
     });
     const progress = await lastValueFrom(node.boot(), { defaultValue: undefined });
-    expect(progress).toMatchObject({ done: true, snapshotOp, appliedEntries: 1 });
+    expect(progress).toMatchObject({ done: true, snapshotOp, appliedEntries: lastOp - snapshotOp });
     expect(node.engine.captureSnapshot().equals(before)).toBe(true);
     test = { node, engine: node.engine, modules };
   });
@@ -394,8 +416,9 @@ describe('Engine (the apply path)', () => {
     await register(ALICE);
     await command(ALICE, 'kv.put', { key: 'a', value: '1' });
     await test.engine.takeSnapshot();
-    const before = test.engine.captureSnapshot();
     await test.node.stop({ snapshot: false });
+    // Captured once stopped: a graceful stop journals the last replies' REPLY_CHECK.
+    const before = test.engine.captureSnapshot();
     const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
@@ -417,16 +440,40 @@ describe('Engine (the apply path)', () => {
     expect(test.engine.captureSnapshot().equals(before)).toBe(true);
   });
 
-  it('falls back to a full replay when the snapshot does not fit the modules', async () => {
+  // A snapshot without a state added since no longer misfits (the state starts empty): a
+  // snapshot that does is one written by a newer version of a state's code (a rollback).
+  it('falls back to a full replay when the snapshot does not fit the modules (a state written by a newer version of its code)', async () => {
     await register(ALICE);
     await command(ALICE, 'kv.put', { key: 'a', value: '1' });
-    await test.engine.takeSnapshot();
+    const snapshotOp = test.engine.commitOp;
+    const taken = decodeEngineSnapshot(test.engine.captureSnapshot());
+    const tooNew = encodeEngineSnapshot({
+      ...taken,
+      states: taken.states.map(([name, json, version]) =>
+        name === 'kv' ? [name, json, version + 1] : [name, json, version],
+      ),
+    });
+    await test.node.journal.saveSnapshot(snapshotOp, tooNew);
     await test.node.stop({ snapshot: false });
 
-    const { progress, warnings } = await reopenCollectingWarnings(true);
+    const { progress, warnings } = await reopenCollectingWarnings();
     expect(progress).toMatchObject({ done: true, snapshotOp: 0 });
     expect(warnings.some((line) => line.includes('does not restore'))).toBe(true);
     expect(test.modules.kv.map.get('a')).toBe('1');
+  });
+
+  it('given a state added since the snapshot, when restarting, then it restores the snapshot and the added state starts empty', async () => {
+    await register(ALICE);
+    await command(ALICE, 'kv.put', { key: 'a', value: '1' });
+    await test.engine.takeSnapshot();
+    const snapshotOp = test.engine.commitOp;
+    await test.node.stop({ snapshot: false });
+
+    const { progress, warnings } = await reopenCollectingWarnings(true);
+    expect(progress).toMatchObject({ done: true, snapshotOp });
+    expect(warnings.some((line) => line.includes('does not restore'))).toBe(false);
+    expect(test.modules.kv.map.get('a')).toBe('1');
+    expect(test.engine.applier.states.get('extra')!.toSnapshot()).toEqual([]);
   });
 
   it('runs genesis commands only on a new data directory', async () => {
@@ -470,11 +517,11 @@ describe('Engine fail-stop', () => {
       },
     });
     try {
-      await submit(test.engine, registerDraft(ALICE, 1));
+      const { epoch } = (await submit(test.engine, registerDraft(ALICE, 1))).registered!;
       failWrites = true;
       let answered = false;
       test.engine.submit(
-        commandDraft(ALICE, 1, 2, 1, 'kv.put', { key: 'k', value: 'v' }),
+        commandDraft(ALICE, 1, epoch, 1, 'kv.put', { key: 'k', value: 'v' }),
         () => (answered = true),
       );
       await new Promise((resolve) => setTimeout(resolve, 50));

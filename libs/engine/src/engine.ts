@@ -16,7 +16,7 @@ import { admitCommand, commandBodyAtOnce } from './command-admission';
 import { type CommandBody } from './command-body';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
-import { journalAndWait, settleBootFor } from './boot-settlement';
+import { type BootSettlementOptions, journalAndWait, settleBootFor } from './boot-settlement';
 import { type EngineSettings } from './engine-settings';
 import { EngineUnavailableError } from './engine-unavailable.error';
 import {
@@ -39,6 +39,16 @@ export interface EngineOptions {
   /** Take a snapshot every this many applied ops (0: only at a graceful stop). Default 100000. */
   readonly snapshotEveryOps?: number;
   readonly logger?: EngineLogger;
+  /**
+   * Journal a REPLY_CHECK entry with the checksums of the replies applied
+   * since the last one, so that a replay or a follower that computes
+   * another reply stops there (NONDETERMINISTIC_APPLY). It rides in the
+   * group of the next write (no sync of its own; nothing is journaled while
+   * the node is idle) and, on a single node, at a graceful stop, so only
+   * the replies of the last group before a crash go unrecorded. Replay checks
+   * the entries that exist either way. Default: true.
+   */
+  readonly replyChecks?: boolean;
 }
 
 /**
@@ -80,6 +90,9 @@ export class Engine {
   private readonly termEndListeners = new Set<(error: Error) => void>();
   private unsubscribeJournal: (() => void)[] = [];
   private roleValue: WriteRole = SINGLE_NODE_ROLE;
+  private readonly replyChecks: boolean;
+  /** Why the node stopped applying (an entry this code cannot apply as it was); then it applies nothing more. */
+  private applyFailure: Error | undefined;
 
   constructor(options: EngineOptions) {
     this.journal = options.journal;
@@ -97,6 +110,7 @@ export class Engine {
       this.logger,
     );
     this.pending = new PendingSubmissions(this.logger);
+    this.replyChecks = options.replyChecks ?? true;
   }
 
   get commands(): CommandRegistry {
@@ -220,6 +234,7 @@ export class Engine {
     }
     let op: number;
     try {
+      if (this.replyChecks) this.journalReplyChecks();
       const entry = this.journal.enqueue(draft);
       op = entry.op;
       if (decoded) this.decodedBodies.set(op, { entry, body: decoded });
@@ -279,8 +294,8 @@ export class Engine {
    * Resolves once it applied (at once when none was needed); rejects, naming
    * the cause, when the journal cannot take it.
    */
-  settleBoot(desired: EngineSettings): Promise<void> {
-    return settleBootFor(this, desired, this.logger);
+  settleBoot(desired: EngineSettings, options?: BootSettlementOptions): Promise<void> {
+    return settleBootFor(this, desired, this.logger, options);
   }
 
   /** Journals that `client`'s connection ended, so what it held while connected is released. */
@@ -314,12 +329,75 @@ export class Engine {
   }
 
   private onDurable(entries: readonly JournalEntry[]): void {
+    if (this.applyFailure) return;
     for (const entry of entries) {
-      const outcome = this.applier.apply(entry, this.decodedBodyOf(entry));
+      let outcome: ApplyOutcome;
+      try {
+        outcome = this.applier.apply(entry, this.decodedBodyOf(entry));
+      } catch (error) {
+        this.stopApplying(entry, error);
+        return;
+      }
       this.pending.settle(outcome);
       for (const listener of this.appliedListeners) notify(this.logger, listener, outcome);
     }
     this.snapshots.afterApply();
+  }
+
+  /**
+   * An entry this node cannot apply as it was first applied (changed code,
+   * a version it does not have): it applies nothing more, answers nothing
+   * from the state it reached, takes no snapshot of it, and says why. A
+   * restart with code that can apply it (or a replay that reaches the same
+   * op) goes on from the journal, which holds every entry untouched.
+   */
+  private stopApplying(entry: JournalEntry, error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    this.applyFailure = failure;
+    this.failure = failure;
+    this.decodedBodies.clear();
+    this.pending.failAll(failure);
+    const code = (failure as { code?: unknown }).code;
+    this.logger.error(
+      `stopped applying the journal at op ${entry.op}${typeof code === 'string' ? ` (${code})` : ''}: ${failure.message}`,
+    );
+    this.setPhase('failed');
+  }
+
+  /** Why the node stopped applying the journal, if it did (see {@link stopApplying}). */
+  get stoppedApplying(): Error | undefined {
+    return this.applyFailure;
+  }
+
+  /**
+   * Journals the checksums of the replies applied since the last
+   * REPLY_CHECK, ahead of the entry being submitted, so they ride in its
+   * group: no sync of their own. Best effort: a journal that refuses it now
+   * leaves those replies unrecorded (a replay then cannot check them).
+   */
+  private journalReplyChecks(): void {
+    // Before any manifest is in force an older build may still apply this
+    // journal (a cluster mid-upgrade): it could not read a REPLY_CHECK.
+    if (this.applier.unchecked.newCount === 0 || this.applier.manifest === undefined) return;
+    const body = this.applier.unchecked.encodeNew();
+    if (!body) return;
+    try {
+      this.journal.enqueue(systemDraft(EntryKind.ReplyCheck, body));
+    } catch {
+      // The submit that follows meets the same refusal and reports it.
+    }
+  }
+
+  /**
+   * At a graceful stop of a single node: the replies not yet recorded are.
+   * A cluster's leader does not: its followers may have stopped at its
+   * last op already, and an entry they never see would leave the nodes'
+   * final states apart; the next leader's first group records what it finds
+   * unrecorded.
+   */
+  private flushReplyChecks(): void {
+    if (this.roleValue !== SINGLE_NODE_ROLE || this.failure) return;
+    this.journalReplyChecks();
   }
 
   /** What admission decoded of `entry`'s body, when `entry` is the one it submitted. */
@@ -372,6 +450,7 @@ export class Engine {
     if (this.phaseValue === 'stopped') return;
     const failed = this.phaseValue === 'failed';
     this.setPhase('stopping');
+    if (!failed && this.replyChecks) this.flushReplyChecks();
     while (!failed && this.journal.pendingCount > 0) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

@@ -1,11 +1,44 @@
 import { type JournalEntry } from '@once/journal';
 import { errorBodyText, okBodyText } from '@once/protocol';
-import { type ApplyContext, applyContextOf } from './apply-context';
+import { type ApplyContext, NO_VERSIONS, applyContextOf } from './apply-context';
+import { CommandNotProvidedError } from './command-not-provided.error';
 import { CommandError, EngineRefusal, handlerFailedMessage } from './command.error';
 import { type CommandBody, decodeCommandBody } from './command-body';
 import { type CommandHandler } from './command-handler';
 import { type CommandRegistry } from './command-registry';
 import { type EngineLogger, describeError } from './engine-logger';
+
+/**
+ * What the code in force at an entry's op dispatches: the patterns of its
+ * manifest, and every state's version.
+ */
+export interface Dispatch {
+  /**
+   * Patterns the manifest in force dispatches; undefined before any
+   * manifest was journaled (a journal older than manifests): every pattern
+   * the code handles.
+   */
+  readonly commands: ReadonlySet<string> | undefined;
+  readonly versions: Readonly<Record<string, number>>;
+}
+
+/** A journal before its first MANIFEST entry. */
+export const NO_MANIFEST_DISPATCH: Dispatch = Object.freeze({
+  commands: undefined,
+  versions: NO_VERSIONS,
+});
+
+/**
+ * What one run learnt besides its reply, written into an object the caller
+ * reuses (apply runs per request): the pattern, the handler's state, and
+ * whether the reply is the one the entry first got (false for a retired
+ * command, whose first reply cannot be rebuilt).
+ */
+export interface HandlerRun {
+  pattern: string;
+  state: string | undefined;
+  rebuilt: boolean;
+}
 
 /**
  * Runs the handler of a journaled COMMAND and returns its outcome body (JSON
@@ -23,14 +56,30 @@ import { type EngineLogger, describeError } from './engine-logger';
  *
  * `decoded` is the entry's body as the live node already parsed it at
  * admission (see `Applier.apply`); without it the body is decoded here.
+ *
+ * `dispatch` is the code in force at the entry's op: a pattern its manifest
+ * does not list is unknown there, whatever this code handles (a rolling
+ * upgrade's new command, before every node has it), and the handler's
+ * `ctx.version` is its state's version in force. A retired pattern answers
+ * COMMAND_RETIRED and changes nothing. The one throw: a pattern the
+ * manifest in force lists that nothing handles or retired
+ * ({@link CommandNotProvidedError}): applying it otherwise would change
+ * history.
  */
 export function runCommandHandler(
   commands: CommandRegistry,
   entry: JournalEntry,
   failureLog: EngineLogger | undefined,
   decoded?: CommandBody,
+  dispatch: Dispatch = NO_MANIFEST_DISPATCH,
+  run?: HandlerRun,
 ): string {
   const body = decoded ?? decodeCommandBody(entry.body);
+  if (run) {
+    run.pattern = body ? body.pattern : '';
+    run.state = undefined;
+    run.rebuilt = true;
+  }
   if (!body) {
     return errorBodyText(
       EngineRefusal.InvalidEntry,
@@ -41,14 +90,34 @@ export function runCommandHandler(
     const { code, message, rpcError } = body.refusal;
     return errorBodyText(code, message, rpcError);
   }
-  const handler = commands.get(body.pattern);
-  if (!handler) {
+  const pattern = body.pattern;
+  if (commands.retired.has(pattern)) {
+    if (run) run.rebuilt = false;
     return errorBodyText(
-      EngineRefusal.UnknownPattern,
-      `no command handler for pattern "${body.pattern}"`,
+      EngineRefusal.CommandRetired,
+      `the command "${pattern}" was retired; its entry at op ${entry.op} changed nothing`,
     );
   }
-  const ctx = applyContextOf(entry);
+  const inForce = dispatch.commands;
+  const handler = inForce === undefined || inForce.has(pattern) ? commands.get(pattern) : undefined;
+  if (!handler) {
+    if (inForce !== undefined && inForce.has(pattern)) {
+      throw new CommandNotProvidedError(entry.op, pattern);
+    }
+    return errorBodyText(
+      EngineRefusal.UnknownPattern,
+      `no command handler for pattern "${pattern}"`,
+    );
+  }
+  const state = handler.state;
+  if (run) run.state = state;
+  const versions = dispatch.versions;
+  const ctx = applyContextOf(
+    entry,
+    entry.client,
+    versions,
+    state === undefined ? 1 : (versions[state] ?? 1),
+  );
   try {
     const result: unknown = handler.apply(body.data, ctx);
     if (isThenable(result)) {

@@ -1,5 +1,5 @@
 export { type AdmissionContext } from './admission-context';
-export { type ApplyContext, SYSTEM_USER_ID, applyContextOf } from './apply-context';
+export { type ApplyContext, NO_VERSIONS, SYSTEM_USER_ID, applyContextOf } from './apply-context';
 export { Applier, type ApplierOptions } from './applier';
 export { type ApplyOutcome, type EndedSession, type RegisteredSession } from './apply-outcome';
 export {
@@ -16,7 +16,11 @@ export {
   encodeCommandBody,
 } from './command-body';
 export { type CommandHandler } from './command-handler';
-export { CommandRegistry, DuplicatePatternError } from './command-registry';
+export {
+  CommandRegistry,
+  DuplicatePatternError,
+  RetiredPatternHandledError,
+} from './command-registry';
 export {
   Engine,
   type EngineOptions,
@@ -76,4 +80,36 @@ export {
   replaySaga,
 } from './replay-saga';
 export { type ReplayVerification, verifyReplay } from './replay-verification';
-export { DuplicateStateError, StateMismatchError, StateRegistry } from './state-registry';
+export {
+  DuplicateStateError,
+  InvalidStateVersionError,
+  RetiredStateProvidedError,
+  SnapshotTooNewError,
+  StateMismatchError,
+  type StateDeclaration,
+  type StatePicture,
+  StateRegistry,
+  type StateRegistryOptions,
+} from './state-registry';
+export {
+  type CodeManifest,
+  type CodeSupport,
+  ManifestInvalidError,
+  decodeManifest,
+  encodeManifest,
+  manifestOf,
+  sameManifest,
+  unsupportedBy,
+} from './code-manifest';
+export { CodeChangeError } from './code-change.error';
+export {
+  type BootSettlementOptions,
+  type UpgradeFinalization,
+  settleManifest,
+} from './boot-settlement';
+export { CommandNotProvidedError } from './command-not-provided.error';
+export { ModuleVersionUnsupportedError } from './module-version-unsupported.error';
+export { NondeterministicApplyError, type ReplyDifference } from './nondeterministic-apply.error';
+export { SnapshotsUnusableError } from './snapshots-unusable.error';
+export { StateNotProvidedError } from './state-not-provided.error';
+export { ReplyCheckInvalidError, type ReplyDigest, decodeReplyChecks } from './reply-checks';

@@ -11,8 +11,15 @@ import { type ApplyContext } from './apply-context';
 export interface ModuleState {
   /** A JSON-serialisable picture of the whole state. */
   toSnapshot(): unknown;
-  /** Replace the whole state with a picture made by `toSnapshot`. */
-  fromSnapshot(snapshot: unknown): void;
+  /**
+   * Replace the whole state with a picture made by `toSnapshot`.
+   *
+   * `version` is the version of the code that wrote the picture (1 for
+   * pictures written before versions existed): a state whose shape changed
+   * with a version bump reads older pictures here and migrates them. A
+   * picture newer than the code is refused before this is called.
+   */
+  fromSnapshot(snapshot: unknown, version: number): void;
 }
 
 /**

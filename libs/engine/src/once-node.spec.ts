@@ -1,13 +1,13 @@
-import { JournalFailedError } from '@once/journal';
+import { EntryKind, JournalFailedError } from '@once/journal';
 import { EngineUnavailableError } from './engine-unavailable.error';
 import { OnceNode, type OnceNodeOptions } from './once-node';
-import { tempDataDir } from './__fixtures__/test-node.fixture';
+import { startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
 import { sampleModules } from './__fixtures__/sample-modules.fixture';
 
-/** Opens a node on a new directory whose journal fails its `failingWrite`-th batch write (1-based). */
+/** Opens a node on a new directory whose journal fails the batch writes `fails` picks (counted from 1). */
 async function nodeFailingWrite(
   dir: string,
-  failingWrite: number,
+  fails: (write: number) => boolean,
   options: Partial<OnceNodeOptions> = {},
 ): Promise<OnceNode> {
   const modules = sampleModules();
@@ -20,7 +20,7 @@ async function nodeFailingWrite(
     journal: {
       beforeWrite: () => {
         writes++;
-        if (writes === failingWrite) throw new Error('disk on fire');
+        if (fails(writes)) throw new Error('disk on fire');
       },
     },
     ...options,
@@ -39,12 +39,15 @@ describe('OnceNode boot on a failing journal', () => {
     await cleanup();
   });
 
-  it('rejects start, naming the cause, when the BOOT entry cannot be written', async () => {
-    const node = await nodeFailingWrite(dir, 1);
+  // On a new directory the first entry boot journals is the MANIFEST (op 1), then the BOOT.
+  it('rejects start, naming the cause, when the first system entry of boot (MANIFEST or BOOT) cannot be written', async () => {
+    const node = await nodeFailingWrite(dir, (write) => write === 1);
     try {
       const started = node.start();
       await expect(started).rejects.toThrow(EngineUnavailableError);
-      await expect(started).rejects.toThrow(/BOOT entry could not be journaled: .*disk on fire/);
+      await expect(started).rejects.toThrow(
+        /(MANIFEST|BOOT) entry could not be journaled: .*disk on fire/,
+      );
       await expect(started).rejects.toHaveProperty('cause', expect.any(JournalFailedError));
       expect(node.engine.phase).toBe('failed');
     } finally {
@@ -54,7 +57,14 @@ describe('OnceNode boot on a failing journal', () => {
 
   it('rejects start when a genesis command cannot be written', async () => {
     const genesis = [{ pattern: 'kv.put', data: { key: 'genesis', value: 'once' } }];
-    const node = await nodeFailingWrite(dir, 2, { genesis });
+    // Fails the write that carries the genesis COMMAND, whatever system entries boot wrote before it.
+    let commandEnqueued = false;
+    const node = await nodeFailingWrite(dir, () => commandEnqueued, { genesis });
+    const enqueue = node.journal.enqueue.bind(node.journal);
+    jest.spyOn(node.journal, 'enqueue').mockImplementation((draft) => {
+      if (draft.kind === EntryKind.Command) commandEnqueued = true;
+      return enqueue(draft);
+    });
     try {
       await expect(node.start()).rejects.toThrow(
         /system command "kv.put" could not be journaled: .*disk on fire/,
@@ -62,6 +72,24 @@ describe('OnceNode boot on a failing journal', () => {
       expect(node.engine.ready).toBe(false);
     } finally {
       await node.stop();
+    }
+  });
+});
+
+describe('OnceNode boot on a new data directory', () => {
+  it('given the default limits, when it boots, then it journals the code in force (MANIFEST) and then the limits (BOOT)', async () => {
+    const { dir, cleanup } = await tempDataDir();
+    const { node } = await startTestNode(dir);
+    try {
+      const kinds: EntryKind[] = [];
+      for await (const batch of node.journal.readBatches(1, 16)) {
+        for (const entry of batch) kinds.push(entry.kind);
+      }
+      expect(kinds).toEqual([EntryKind.Manifest, EntryKind.Boot]);
+      expect(node.journal.meta.settings).toMatchObject({ sinceOp: 2 });
+    } finally {
+      await node.stop();
+      await cleanup();
     }
   });
 });

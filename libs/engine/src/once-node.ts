@@ -7,10 +7,9 @@ import { type CommandHandler } from './command-handler';
 import { Engine } from './engine';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import { type EngineSettings, GENESIS_SETTINGS, validateSettings } from './engine-settings';
-import { type ModuleState } from './module-state';
 import { type ReplayProgress, replaySaga } from './replay-saga';
 import { LogEvent } from './log-event';
-import { StateRegistry } from './state-registry';
+import { type StateDeclaration, StateRegistry } from './state-registry';
 
 /** A command the node journals on its own behalf when its data directory is new. */
 export interface GenesisCommand {
@@ -51,7 +50,28 @@ export interface OnceNodeOptions {
   /** Data directory (created if missing). */
   readonly dataDir: string;
   readonly commands: Iterable<CommandHandler>;
-  readonly states: Iterable<[string, ModuleState]>;
+  /** The replicated states, each with the version its code is written for (default 1). */
+  readonly states: Iterable<StateDeclaration>;
+  /**
+   * States and command patterns the code retired on purpose: a snapshot's
+   * data for a retired state is dropped, a retired command's old entries
+   * change nothing and answer COMMAND_RETIRED. Without it, a state or a
+   * command the journal holds and no module provides stops the boot.
+   */
+  readonly retired?: {
+    readonly states?: readonly string[];
+    readonly commands?: readonly string[];
+  };
+  /** See {@link EngineOptions.replyChecks}. Default true. */
+  readonly replyChecks?: boolean;
+  /**
+   * `auto` (the default): when the code's states, versions or commands
+   * differ from those in force, boot journals a MANIFEST entry and every
+   * later entry applies under this code's versions. `hold`: keep the
+   * versions in force (this code applies them), so that the previous build
+   * can still run on this journal; set it back to `auto` to finalise.
+   */
+  readonly upgradeFinalization?: 'auto' | 'hold';
   /** Limits wanted now; journaled at boot when they differ from those in force. */
   readonly settings?: Partial<EngineSettings>;
   /** Snapshot every this many ops (0: only at graceful stop). Default: the settings table's. */
@@ -118,7 +138,9 @@ export class OnceNode {
       defer(async () => {
         engine.setPhase('settling');
         engine.attachToJournal();
-        await engine.settleBoot(this.desiredSettings);
+        await engine.settleBoot(this.desiredSettings, {
+          upgradeFinalization: this.options.upgradeFinalization,
+        });
         if (this.isNew) {
           await journalGenesis(
             engine,
@@ -152,14 +174,18 @@ export class OnceNode {
  */
 export function nodeEngine(
   journal: Journal,
-  options: Pick<OnceNodeOptions, 'commands' | 'states' | 'snapshotEveryOps' | 'logger'>,
+  options: Pick<
+    OnceNodeOptions,
+    'commands' | 'states' | 'retired' | 'replyChecks' | 'snapshotEveryOps' | 'logger'
+  >,
 ): Engine {
   return new Engine({
     journal,
-    commands: new CommandRegistry(options.commands),
-    states: new StateRegistry(options.states),
+    commands: new CommandRegistry(options.commands, { retired: options.retired?.commands }),
+    states: new StateRegistry(options.states, { retired: options.retired?.states }),
     snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
     logger: options.logger,
+    replyChecks: options.replyChecks,
   });
 }
 

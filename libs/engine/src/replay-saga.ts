@@ -1,4 +1,4 @@
-import { type Journal, JournalCorruptionError, type SnapshotRecord } from '@once/journal';
+import { type Journal, type SnapshotRecord } from '@once/journal';
 import {
   type Observable,
   asyncScheduler,
@@ -13,6 +13,8 @@ import {
 } from 'rxjs';
 import { type ApplyOutcome } from './apply-outcome';
 import { Applier } from './applier';
+import { CodeChangeError } from './code-change.error';
+import { SnapshotsUnusableError } from './snapshots-unusable.error';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import { LogEvent } from './log-event';
 
@@ -136,8 +138,13 @@ export function firstOpOf(journal: Journal): number {
  * A snapshot is usable when it decodes, is not ahead of the journal, and
  * covers the ops compacted away (its op is at least the journal's first op
  * minus one); a bad one is skipped with a warning. A compacted journal with
- * no usable snapshot cannot be rebuilt: JournalCorruptionError names the
- * first op that is gone.
+ * no usable snapshot cannot be rebuilt: SnapshotsUnusableError names the
+ * first op kept and why each snapshot was skipped.
+ *
+ * A snapshot the code cannot take (a state no module provides, a version
+ * above the code's: a {@link CodeChangeError}) stops the boot at once: an
+ * older snapshot or a replay would meet the same code in the journal, and
+ * the operator must hear what to change, not that something is corrupt.
  */
 async function restoreSnapshot(
   journal: Journal,
@@ -150,18 +157,22 @@ async function restoreSnapshot(
   const records = await journal.listSnapshots();
   const ordered: SnapshotRecord[] = choice === 'newest' ? records : [...records].reverse();
   const another = choice === 'newest' ? 'an older one' : 'a newer one';
+  const skipped: string[] = [];
   for (const record of ordered) {
     if ('error' in record) {
+      skipped.push(`the snapshot at op ${record.op} is unreadable (${record.error})`);
       logger.warn(`snapshot at op ${record.op} is unreadable (${record.error}); trying ${another}`);
       continue;
     }
     if (record.op > journal.lastOp) {
+      skipped.push(`the snapshot at op ${record.op} is ahead of the journal`);
       logger.warn(
         `snapshot at op ${record.op} is ahead of the journal (last op ${journal.lastOp}); skipped`,
       );
       continue;
     }
     if (record.op < firstOp - 1) {
+      skipped.push(`the snapshot at op ${record.op} predates the journal's first op`);
       logger.warn(
         `snapshot at op ${record.op} predates the journal's first op ${firstOp} (earlier ops were compacted); skipped`,
       );
@@ -179,17 +190,14 @@ async function restoreSnapshot(
       );
       return op;
     } catch (error) {
+      if (error instanceof CodeChangeError) throw error;
+      skipped.push(`the snapshot at op ${record.op} does not restore (${String(error)})`);
       logger.warn(
         `snapshot at op ${record.op} does not restore (${String(error)}); trying ${another}`,
       );
     }
   }
-  if (firstOp > 1) {
-    throw new JournalCorruptionError(
-      firstOp - 1,
-      `the journal was compacted below op ${firstOp} and no usable snapshot covers it`,
-    );
-  }
+  if (firstOp > 1) throw new SnapshotsUnusableError(firstOp, skipped);
   if (records.length > 0) logger.warn('no snapshot restored; replaying the journal from op 1');
   else if (choice === 'newest') {
     logger.log(

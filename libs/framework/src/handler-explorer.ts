@@ -9,8 +9,9 @@ import {
   type ScannedHandlers,
   methodNamesOf,
   scanHandlers,
+  stateMetadataOf,
 } from './handler-scan';
-import { ONCE_COMMAND_METADATA, ONCE_STATE_METADATA } from './once.constants';
+import { ONCE_COMMAND_METADATA } from './once.constants';
 
 /**
  * Finds, across every module of the application, the @Command apply steps,
@@ -41,9 +42,29 @@ export class HandlerExplorer {
       if (wrapper.host && !moduleKeys.has(instance)) moduleKeys.set(instance, wrapper.host.token);
     }
     const reporter = new ApplyFailureReporter(this.modules, this.applicationConfig());
-    return scanHandlers(instances, (instance, methodKey) =>
-      reporter.forMethod(instance, methodKey, moduleKeys.get(instance)),
+    const moduleStates = this.statesByModule();
+    return scanHandlers(
+      instances,
+      (instance, methodKey) => reporter.forMethod(instance, methodKey, moduleKeys.get(instance)),
+      (instance) => {
+        const names = moduleStates.get(moduleKeys.get(instance) ?? '');
+        return names?.length === 1 ? names[0] : undefined;
+      },
     );
+  }
+
+  /** Module token → the names of the replicated states its own providers declare. */
+  private statesByModule(): Map<string, string[]> {
+    const found = new Map<string, string[]>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const declared = stateMetadataOf(wrapper.metatype);
+      const token = wrapper.host?.token;
+      if (!declared || token === undefined) continue;
+      const names = found.get(token) ?? [];
+      if (!names.includes(declared.name)) names.push(declared.name);
+      found.set(token, names);
+    }
+    return found;
   }
 
   /** The application's NestJS message and event handlers that are not @Command or @Query. */
@@ -97,11 +118,7 @@ export class HandlerExplorer {
   }
 
   private isOnceRelevant(wrapper: InstanceWrapper): boolean {
-    if (
-      wrapper.metatype &&
-      Reflect.getMetadata(ONCE_STATE_METADATA, wrapper.metatype) !== undefined
-    )
-      return true;
+    if (stateMetadataOf(wrapper.metatype) !== undefined) return true;
     const instance = wrapper.instance as object | undefined;
     return instance ? scanHandlers([instance]).commands.length > 0 : false;
   }

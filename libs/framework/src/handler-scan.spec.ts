@@ -7,7 +7,14 @@ import { Command } from './decorators/command.decorator';
 import { HandlerDiscoveryError, scanHandlers } from './handler-scan';
 import { RpcExceptionRefusal } from './rpc-error';
 
-const CTX: ApplyContext = { op: 9, timestamp: 1n, userId: 3, client: ZERO_CLIENT_ID };
+const CTX: ApplyContext = {
+  op: 9,
+  timestamp: 1n,
+  userId: 3,
+  client: ZERO_CLIENT_ID,
+  version: 1,
+  versions: {},
+};
 
 /** A team controller whose apply steps reply in every shape NestJS TCP accepts. */
 class Shapes {

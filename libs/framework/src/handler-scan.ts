@@ -1,4 +1,5 @@
-import { type CommandHandler, type ModuleState } from '@once/engine';
+import { type CommandHandler, type StateDeclaration } from '@once/engine';
+import { type ReplicatedStateMetadata } from './decorators/replicated-state.decorator';
 import { type ParamSlot, argumentsFor } from './decorators/param-layout';
 import { patternLabel } from './once-pattern';
 import {
@@ -21,8 +22,16 @@ export class HandlerDiscoveryError extends Error {
 /** The handlers and states found on a set of instances. */
 export interface ScannedHandlers {
   readonly commands: CommandHandler[];
-  readonly states: Array<[string, ModuleState]>;
+  /** Each state with its name and its code's version. */
+  readonly states: StateDeclaration[];
 }
+
+/**
+ * The state whose version the @Command methods of `instance` read when they
+ * name none (`@Command(pattern, { state })`): NestJS discovery passes the
+ * state of the instance's own module when it has exactly one.
+ */
+export type StateOwners = (instance: object) => string | undefined;
 
 /**
  * Gives the reporter of one @Command method (`instance[methodKey]`): whom to
@@ -51,25 +60,27 @@ const ADMIT_RPC_CODE = 'ADMISSION_REFUSED';
 export function scanHandlers(
   instances: Iterable<object>,
   reporters: FailureReporters = () => undefined,
+  stateOwners: StateOwners = () => undefined,
 ): ScannedHandlers {
   const applies = new Map<string, { handler: CommandHandler; owner: string }>();
   const admits = new Map<string, { admit: NonNullable<CommandHandler['admit']>; owner: string }>();
-  const states: Array<[string, ModuleState]> = [];
+  const states: StateDeclaration[] = [];
   const seen = new Set<object>();
 
   for (const instance of instances) {
     if (seen.has(instance)) continue;
     seen.add(instance);
-    const stateName = Reflect.getMetadata(ONCE_STATE_METADATA, instance.constructor) as
-      string | undefined;
-    if (stateName !== undefined) states.push([stateName, instance as ModuleState]);
+    const declared = stateMetadataOf(instance.constructor);
+    if (declared !== undefined) {
+      states.push([declared.name, instance as never, declared.version]);
+    }
 
     for (const methodKey of methodNamesOf(instance)) {
       const method = (instance as Record<string, unknown>)[methodKey];
       if (typeof method !== 'function') continue;
       const owner = `${instance.constructor.name}.${methodKey}`;
       const command = Reflect.getMetadata(ONCE_COMMAND_METADATA, method) as
-        { pattern: string; layout: ParamSlot[] | undefined } | undefined;
+        { pattern: string; layout: ParamSlot[] | undefined; state?: string } | undefined;
       if (command) {
         const previous = applies.get(command.pattern);
         if (previous) {
@@ -80,7 +91,8 @@ export function scanHandlers(
         const original = Reflect.getMetadata(ONCE_APPLY_METADATA, method) as AnyMethod;
         assertSynchronous(instance, methodKey, original, command.pattern, owner);
         const handler = applyHandler(instance, original, command, reporters(instance, methodKey));
-        applies.set(command.pattern, { handler, owner });
+        const state = command.state ?? stateOwners(instance);
+        applies.set(command.pattern, { handler: { ...handler, state }, owner });
       }
       const admit = Reflect.getMetadata(ONCE_ADMIT_METADATA, method) as
         { pattern: string } | undefined;
@@ -105,7 +117,28 @@ export function scanHandlers(
     ...handler,
     admit: admits.get(pattern)?.admit,
   }));
+  const names = new Set(states.map(([name]) => name));
+  for (const [pattern, { handler, owner }] of applies) {
+    if (handler.state !== undefined && !names.has(handler.state)) {
+      throw new HandlerDiscoveryError(
+        `@Command(${patternLabel(pattern)}) on ${owner} belongs to the state "${handler.state}", which no @ReplicatedState provides`,
+      );
+    }
+  }
   return { commands, states };
+}
+
+/**
+ * The name and version `@ReplicatedState` recorded on `type`; undefined
+ * when it is not a replicated state. A bare name (an older build's
+ * decorator) is version 1.
+ */
+export function stateMetadataOf(type: unknown): ReplicatedStateMetadata | undefined {
+  if (typeof type !== 'function') return undefined;
+  const metadata = Reflect.getMetadata(ONCE_STATE_METADATA, type) as
+    ReplicatedStateMetadata | string | undefined;
+  if (metadata === undefined) return undefined;
+  return typeof metadata === 'string' ? { name: metadata, version: 1 } : metadata;
 }
 
 /** The engine's handler for a @Command: its apply step, shaped as described at {@link scanHandlers}. */

@@ -7,9 +7,12 @@ export {
 } from './admission-ticket';
 export { BareAdmission, type CommandSite, type PipelineScope } from './bare-admission';
 export { Admit } from './decorators/admit.decorator';
-export { Command } from './decorators/command.decorator';
+export { Command, type CommandOptions } from './decorators/command.decorator';
 export { Query } from './decorators/query.decorator';
-export { ReplicatedState } from './decorators/replicated-state.decorator';
+export {
+  ReplicatedState,
+  type ReplicatedStateOptions,
+} from './decorators/replicated-state.decorator';
 export { CommandErrorFilter } from './command-error.filter';
 export {
   type FailureReporters,

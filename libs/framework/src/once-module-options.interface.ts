@@ -29,6 +29,34 @@ export interface OnceModuleOptions {
   readonly journalRetain?: number;
   /** Commands journaled once, in order, when the data directory is new. */
   readonly genesis?: readonly GenesisCommand[];
+  /**
+   * States and command patterns this code no longer provides, on purpose.
+   * A snapshot's data for a retired state is dropped (the next snapshot no
+   * longer holds it); a retired command's journaled entries change nothing
+   * when replayed and answer `COMMAND_RETIRED`. Without this declaration a
+   * state or command the journal holds and no module provides stops the
+   * boot (STATE_NOT_PROVIDED, COMMAND_NOT_PROVIDED): a module removed by
+   * mistake never silently drops its data. Default: none.
+   */
+  readonly retired?: {
+    readonly states?: readonly string[];
+    readonly commands?: readonly string[];
+  };
+  /**
+   * Journal the checksums of each group's replies (a REPLY_CHECK entry, in
+   * the next group), so that a replay or a follower whose handler gives
+   * another reply stops at that op (NONDETERMINISTIC_APPLY) instead of
+   * serving it. Default true; `false` only to measure what it costs.
+   */
+  readonly replyChecks?: boolean;
+  /**
+   * When this code's new module versions take effect: `auto` (the
+   * default) at boot, or in a cluster once every live node runs code that
+   * provides them; `hold` keeps the versions in force (this code applies
+   * them as they were), so the previous build can still run on the journal
+   * until the operator sets `auto` again.
+   */
+  readonly upgradeFinalization?: 'auto' | 'hold';
   /** Low-level journal options (fault injection in tests, clock). */
   readonly journal?: JournalStoreOptions;
   /** Replay progress log interval. Default 1000 ms. */

@@ -16,6 +16,17 @@ export enum EntryKind {
   Release = 16,
   /** The node started (and may have changed its settings). */
   Boot = 17,
+  /**
+   * The code in force from this op on: each replicated state with its
+   * version, and the command patterns dispatched (see the engine's
+   * `CodeManifest`). Journaled when the code changed.
+   */
+  Manifest = 18,
+  /**
+   * Checksums of the replies of commands applied just before, so that a
+   * replay or a follower that computes another reply stops there.
+   */
+  ReplyCheck = 19,
 }
 
 /**
@@ -29,6 +40,8 @@ export function isEntryKind(value: number): value is EntryKind {
     case EntryKind.Command:
     case EntryKind.Release:
     case EntryKind.Boot:
+    case EntryKind.Manifest:
+    case EntryKind.ReplyCheck:
       return true;
     default:
       return false;

@@ -30,6 +30,13 @@ export function livenessOf(source: OnceMetricsSource | undefined): HealthVerdict
   if (bootFailure !== undefined) {
     return { up: false, details: { phase: engine.phase, reason: 'boot failed' } };
   }
+  const stopped = engine.stoppedApplying;
+  if (stopped !== undefined) {
+    return {
+      up: false,
+      details: { phase: engine.phase, stoppedApplying: stoppedApplyingOf(stopped) },
+    };
+  }
   const journalFailed = source.journal.failed !== undefined || engine.phase === 'failed';
   if (journalFailed) return { up: false, details: { phase: engine.phase, journal: 'failed' } };
   return { up: true, details: { phase: engine.phase } };
@@ -53,6 +60,8 @@ export function readinessOf(
     journal,
   };
   let up = engine.ready && journal === 'ok';
+  const stopped = engine.stoppedApplying;
+  if (stopped !== undefined) details.stoppedApplying = stoppedApplyingOf(stopped);
   const progress = source.replayProgress?.();
   if (engine.phase === 'replaying' || engine.phase === 'created') {
     details.replay = {
@@ -69,4 +78,17 @@ export function readinessOf(
     if (applyLagOps > lagMax) up = false;
   }
   return { up, details };
+}
+
+/**
+ * Why the node stopped applying the journal (an entry its code cannot apply
+ * as it was: a version it lacks, a reply that differs): its code and op.
+ * Not the message, which may quote a reply: the node's log has it.
+ */
+function stoppedApplyingOf(error: Error): Record<string, unknown> {
+  const { code, op } = error as { code?: unknown; op?: unknown };
+  return {
+    code: typeof code === 'string' ? code : null,
+    op: typeof op === 'number' ? op : null,
+  };
 }

@@ -195,6 +195,52 @@ export const SETTINGS = [
     layer: 'engine',
   },
   {
+    name: 'replyChecks',
+    env: 'ONCE_REPLY_CHECKS',
+    flag: '--reply-checks',
+    argument: '<on|off>',
+    kind: 'choice',
+    default: 'on',
+    choices: ['on', 'off'],
+    description:
+      "journal each group's reply checksums, so a replay or a follower whose handler replies otherwise stops (NONDETERMINISTIC_APPLY)",
+    layer: 'engine',
+  },
+  {
+    name: 'upgradeFinalization',
+    env: 'ONCE_UPGRADE_FINALIZATION',
+    flag: '--upgrade-finalization',
+    argument: '<auto|hold>',
+    kind: 'choice',
+    default: 'auto',
+    choices: ['auto', 'hold'],
+    description:
+      'when new module versions take effect: auto, at boot (a cluster: once every live node has them); hold, not yet',
+    layer: 'engine',
+  },
+  {
+    name: 'retiredStates',
+    env: 'ONCE_RETIRED_STATES',
+    flag: '--retired-states',
+    argument: '<names>',
+    kind: 'text',
+    defaultText: 'none',
+    description:
+      'comma-separated replicated states retired on purpose: their snapshot data is dropped instead of refused (STATE_NOT_PROVIDED)',
+    layer: 'engine',
+  },
+  {
+    name: 'retiredCommands',
+    env: 'ONCE_RETIRED_COMMANDS',
+    flag: '--retired-commands',
+    argument: '<patterns>',
+    kind: 'text',
+    defaultText: 'none',
+    description:
+      'comma-separated command patterns retired on purpose: their journaled entries change nothing and answer COMMAND_RETIRED',
+    layer: 'engine',
+  },
+  {
     name: 'frameBytesMax',
     env: 'ONCE_FRAME_BYTES_MAX',
     flag: '--frame-bytes-max',

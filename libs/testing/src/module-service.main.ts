@@ -20,7 +20,10 @@ import { StaticAuthenticator } from './static-authenticator';
  *   unless one of the modules provides ONCE_AUTHENTICATOR;
  * - ONCE_TEST_GENESIS: JSON `[{ "pattern": …, "data": … }]`, OnceModule's `genesis`;
  * - ONCE_DATA_DIR, ONCE_PORT, ONCE_HOST, ONCE_RING, ONCE_CLIENTS_MAX, ONCE_SESSION_TTL_MS,
- *   ONCE_SNAPSHOT_EVERY_OPS, parsed as the settings table says (old names accepted).
+ *   ONCE_SNAPSHOT_EVERY_OPS, ONCE_JOURNAL_RETAIN, ONCE_REPLY_CHECKS, ONCE_RETIRED_STATES,
+ *   ONCE_RETIRED_COMMANDS, ONCE_UPGRADE_FINALIZATION, parsed as the settings table says
+ *   (old names accepted);
+ * - cluster mode when ONCE_NATS_SERVERS and ONCE_NODE_ID are set (see `clusterOf`).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -58,7 +61,15 @@ async function main(): Promise<void> {
             clientsMax: read('clientsMax'),
             sessionTtlMs: read('sessionTtlMs'),
             snapshotEveryOps: read('snapshotEveryOps'),
+            journalRetain: read('journalRetain'),
+            replyChecks: read('replyChecks') !== 'off',
+            upgradeFinalization: read('upgradeFinalization') === 'hold' ? 'hold' : 'auto',
+            retired: {
+              states: listOf(read('retiredStates')),
+              commands: listOf(read('retiredCommands')),
+            },
             genesis,
+            cluster: clusterOf(read),
           }),
           ...modules,
         ],
@@ -80,6 +91,34 @@ async function main(): Promise<void> {
   // The framework drains, snapshots and closes; exit 0 once it has.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen();
+}
+
+/**
+ * Cluster mode, as the reference service reads it: on when ONCE_NATS_SERVERS
+ * is set (with ONCE_NODE_ID, ONCE_ADVERTISE, ONCE_CLUSTER_NAME,
+ * ONCE_CLUSTER_REPLICAS).
+ */
+function clusterOf(
+  read: <N extends SettingName>(name: N) => SettingValue<N> | undefined,
+): OnceModuleOptions['cluster'] {
+  const servers = read('natsServers');
+  const nodeId = read('nodeId');
+  if (servers === undefined || nodeId === undefined) return undefined;
+  return {
+    natsServers: servers.split(','),
+    nodeId,
+    clusterName: read('clusterName') ?? settingDefault('clusterName'),
+    advertise: read('advertise') ?? null,
+    replicas: read('clusterReplicas'),
+  };
+}
+
+/** A comma-separated setting's items (see the settings table's `retiredStates`). */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
 }
 
 main().catch((error: unknown) => {

@@ -25,6 +25,14 @@ export interface ServerConfig {
   readonly snapshotEveryOps: number;
   /** Snapshots' worth of journal history kept; 0 = keep everything. */
   readonly journalRetain: number;
+  /** Journal each group's reply checksums (REPLY_CHECK entries). */
+  readonly replyChecks: 'on' | 'off';
+  /** When new module versions take effect (see the settings table). */
+  readonly upgradeFinalization: 'auto' | 'hold';
+  /** Replicated states retired on purpose. */
+  readonly retiredStates: readonly string[];
+  /** Command patterns retired on purpose. */
+  readonly retiredCommands: readonly string[];
   readonly frameBytesMax: number;
   readonly connectionsMax: number;
   readonly pendingEntriesMax: number;
@@ -167,9 +175,16 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   return {
     ...(values as Omit<
       ServerConfig,
-      'adminPassword' | 'adminPasswordIsDefault' | 'deprecations' | 'natsServers'
+      | 'adminPassword'
+      | 'adminPasswordIsDefault'
+      | 'deprecations'
+      | 'natsServers'
+      | 'retiredStates'
+      | 'retiredCommands'
     >),
     natsServers: typeof values.natsServers === 'string' ? values.natsServers.split(',') : undefined,
+    retiredStates: listOf(values.retiredStates),
+    retiredCommands: listOf(values.retiredCommands),
     adminPassword: adminPassword ?? settingDefault('adminPassword'),
     adminPasswordIsDefault: adminPassword === undefined,
     verify: values.verify === true,
@@ -213,6 +228,15 @@ function chooseSource(program: Command, spec: SettingSpec, deprecations: string[
 
 function describeSource(program: Command, spec: SettingSpec): string {
   return program.getOptionValueSource(spec.name) === 'cli' ? spec.flag : (spec.env ?? spec.flag);
+}
+
+/** A comma-separated setting's items, trimmed, empty ones dropped. */
+export function listOf(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
 }
 
 /** Commander's attribute of a flag: `--max-frame` → `maxFrame`. */

@@ -1,4 +1,12 @@
 export { ClusterMembers, type LeaveReason, type MembershipChange } from './cluster-members';
 export { type HeartbeatOptions } from './heartbeat-options';
 export { NodeHeartbeat, type NodeHeartbeatOptions } from './node-heartbeat';
-export { type NodeInfo, decodeNodeInfo, encodeNodeInfo, heartbeatKey } from './node-info';
+export {
+  type AdvertisedCode,
+  type NodeInfo,
+  HEARTBEAT_KEYS,
+  decodeNodeInfo,
+  encodeNodeInfo,
+  heartbeatKey,
+  nodeIdOfKey,
+} from './node-info';

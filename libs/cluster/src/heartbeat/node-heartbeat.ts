@@ -5,7 +5,7 @@ import { describeFailure } from '../lease/kv-failures';
 import { checkNodeId } from '../lease/lease-options';
 import { Pause } from '../lease/pause';
 import { type HeartbeatOptions, resolveHeartbeatOptions } from './heartbeat-options';
-import { type NodeInfo, encodeNodeInfo, heartbeatKey } from './node-info';
+import { type AdvertisedCode, type NodeInfo, encodeNodeInfo, heartbeatKey } from './node-info';
 
 /** Options of {@link NodeHeartbeat}. */
 export interface NodeHeartbeatOptions extends HeartbeatOptions {
@@ -13,6 +13,8 @@ export interface NodeHeartbeatOptions extends HeartbeatOptions {
   readonly nodeId: string;
   /** The `host:port` clients should use to reach this node. Default null. */
   readonly advertise?: string | null;
+  /** What this node's code provides (see {@link NodeInfo.code}). Default: not said. */
+  readonly code?: AdvertisedCode;
 }
 
 /**
@@ -40,7 +42,11 @@ export class NodeHeartbeat {
     this.options = resolveHeartbeatOptions(options);
     this.nodeId = options.nodeId;
     this.key = heartbeatKey(options.nodeId);
-    this.info = { advertise: options.advertise ?? null, startedAt: Date.now() };
+    this.info = {
+      advertise: options.advertise ?? null,
+      startedAt: Date.now(),
+      ...(options.code && { code: options.code }),
+    };
     this.log = new NodeLog(this.options.logger, this.nodeId, 'the heartbeat key');
   }
 

@@ -10,6 +10,21 @@ export interface NodeInfo {
    * same id means the old run is gone, with whatever it held.
    */
   readonly startedAt: number;
+  /**
+   * What this node's code provides: the manifests it can apply entries
+   * under. A cluster's leader journals a new MANIFEST only when every live
+   * node's code provides it. Absent: a node of a build that does not say.
+   */
+  readonly code?: AdvertisedCode;
+}
+
+/** A node's code as its heartbeat advertises it (see `CodeSupport` in `@once/engine`). */
+export interface AdvertisedCode {
+  /** State name → the version the node's code is written for. */
+  readonly states: ReadonlyArray<readonly [string, number]>;
+  readonly commands: readonly string[];
+  readonly retiredStates: readonly string[];
+  readonly retiredCommands: readonly string[];
 }
 
 /** The prefix of heartbeat keys in the cluster's bucket: `node.<id>`. */
@@ -30,10 +45,10 @@ export function nodeIdOfKey(key: string): string | undefined {
   return /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined;
 }
 
-/** The heartbeat's value: `{"advertise":…,"startedAt":…}` in UTF-8 JSON. */
+/** The heartbeat's value: `{"advertise":…,"startedAt":…,"code":…}` in UTF-8 JSON. */
 export function encodeNodeInfo(info: NodeInfo): Uint8Array {
   return Buffer.from(
-    JSON.stringify({ advertise: info.advertise, startedAt: info.startedAt }),
+    JSON.stringify({ advertise: info.advertise, startedAt: info.startedAt, code: info.code }),
     'utf8',
   );
 }
@@ -47,5 +62,33 @@ export function decodeNodeInfo(bytes: Uint8Array): NodeInfo | undefined {
   if (typeof startedAt !== 'number' || !Number.isSafeInteger(startedAt) || startedAt < 0) {
     return undefined;
   }
-  return { advertise, startedAt };
+  const code = advertisedCodeOf(record.code);
+  return code ? { advertise, startedAt, code } : { advertise, startedAt };
+}
+
+/** The advertised code a heartbeat holds; undefined when absent or not of this shape. */
+function advertisedCodeOf(value: unknown): AdvertisedCode | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { states, commands, retiredStates, retiredCommands } = value as Record<string, unknown>;
+  const strings = (list: unknown): list is string[] =>
+    Array.isArray(list) && list.every((item) => typeof item === 'string');
+  if (!strings(commands) || !strings(retiredStates) || !strings(retiredCommands)) return undefined;
+  if (
+    !Array.isArray(states) ||
+    !states.every(
+      (pair) =>
+        Array.isArray(pair) &&
+        typeof pair[0] === 'string' &&
+        Number.isSafeInteger(pair[1]) &&
+        (pair[1] as number) >= 1,
+    )
+  ) {
+    return undefined;
+  }
+  return {
+    states: states as Array<[string, number]>,
+    commands,
+    retiredStates,
+    retiredCommands,
+  };
 }

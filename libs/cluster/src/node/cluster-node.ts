@@ -1,3 +1,4 @@
+import { type KV } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { type NatsConnection } from '@nats-io/nats-core';
 import {
@@ -11,13 +12,20 @@ import {
   SILENT_LOGGER,
   type WriteRole,
   journalStoreOptions,
+  manifestOf,
   nodeEngine,
   replayPhase,
+  sameManifest,
+  settleManifest,
   validateSettings,
 } from '@once/engine';
 import { JournalStore } from '@once/journal';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom } from 'rxjs';
 import { StreamFollower } from '../follower';
+import { NodeHeartbeat } from '../heartbeat';
+import { openClusterBucket } from '../lease/cluster-bucket';
+import { LEASE_DEFAULTS } from '../lease/lease-options';
+import { advertisedCodeOf, nodesBlocking, readLiveNodes } from './code-finalization';
 import { JetStreamJournal } from '../journal';
 import { ClusterLease, type LeaseRole } from '../lease';
 import { ClusterJournal } from './cluster-journal';
@@ -45,6 +53,12 @@ export class ClusterNode implements WriteRole, TermHost {
   #lease: ClusterLease | undefined;
   #roles: RoleSwitch | undefined;
   #stopped: Promise<void> | undefined;
+  #heartbeat: NodeHeartbeat | undefined;
+  #bucket: KV | undefined;
+  #codeTimer: NodeJS.Timeout | undefined;
+  #settlingCode: Promise<void> | undefined;
+  /** What the last hold of this code's manifest said, so that it is logged once per change. */
+  #codeHeld = '';
 
   private constructor(
     readonly connection: NatsConnection,
@@ -136,6 +150,7 @@ export class ClusterNode implements WriteRole, TermHost {
         engine.setPhase('settling');
         engine.attachToJournal();
         await this.follow();
+        await this.advertiseCode();
         this.#lease = new ClusterLease({
           connection: this.connection,
           nodeId: this.options.nodeId,
@@ -147,7 +162,14 @@ export class ClusterNode implements WriteRole, TermHost {
           logger: this.logger,
         });
         this.#roles = new RoleSwitch(this, this.#lease);
+        // A node that stopped applying (an entry its code cannot apply as it
+        // was) must not hold the lease: another node leads meanwhile.
+        engine.onPhase((phase) => {
+          if (phase === 'failed') void this.#lease?.stop();
+        });
         await this.#lease.start();
+        this.#codeTimer = setInterval(() => void this.settleCode(), this.renewIntervalMs);
+        this.#codeTimer.unref();
         engine.setPhase('ready');
       }).pipe(ignoreElements()),
     );
@@ -212,6 +234,84 @@ export class ClusterNode implements WriteRole, TermHost {
     this.#roles?.writerFailed(error);
   }
 
+  private get renewIntervalMs(): number {
+    return this.options.leaseRenewIntervalMs ?? LEASE_DEFAULTS.renewIntervalMs;
+  }
+
+  /**
+   * Starts this node's heartbeat, which tells the others what its code
+   * provides (its states' versions, its commands), before it may lead.
+   */
+  private async advertiseCode(): Promise<void> {
+    const bucketOptions = {
+      connection: this.connection,
+      clusterName: this.options.clusterName ?? LEASE_DEFAULTS.clusterName,
+      replicas: this.options.replicas ?? LEASE_DEFAULTS.replicas,
+      ttlMs: this.options.leaseTtlMs ?? LEASE_DEFAULTS.ttlMs,
+      intervalMs: this.renewIntervalMs,
+      logger: this.logger,
+    };
+    this.#heartbeat = new NodeHeartbeat({
+      ...bucketOptions,
+      nodeId: this.options.nodeId,
+      advertise: this.options.advertise ?? null,
+      code: advertisedCodeOf(this.engine.applier.support),
+    });
+    await this.#heartbeat.start();
+    this.#bucket = await openClusterBucket({
+      ...bucketOptions,
+      requestTimeoutMs: this.renewIntervalMs,
+    });
+  }
+
+  /**
+   * While this node leads: when its code differs from the code in force,
+   * journals its manifest once every live node's code provides it (rolling
+   * upgrades: followers first, the leader last; the version entry lands
+   * when the last node came up), unless `upgradeFinalization` holds it.
+   * Until then every node applies the versions in force. Runs at each
+   * takeover and every lease renewal interval; never rejects.
+   */
+  settleCode(): Promise<void> {
+    this.#settlingCode ??= this.trySettleCode()
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `${this.nodeId}: the new code's versions could not be settled now: ${String(error)}`,
+        ),
+      )
+      .finally(() => (this.#settlingCode = undefined));
+    return this.#settlingCode;
+  }
+
+  private async trySettleCode(): Promise<void> {
+    const { engine } = this;
+    if (!this.term || this.term.ended || engine.phase === 'failed' || !this.#bucket) return;
+    const code = manifestOf(engine.applier.support);
+    const inForce = engine.applier.manifest;
+    if (inForce && sameManifest(code, inForce)) return;
+    if (this.options.upgradeFinalization === 'hold') {
+      this.holdCode('held by the upgrade finalization setting (hold)');
+      return;
+    }
+    const blocking = nodesBlocking(code, await readLiveNodes(this.#bucket), this.nodeId);
+    if (blocking.length > 0) {
+      const who = blocking.map(({ node, reason }) => `${node}: ${reason}`).join('; ');
+      this.holdCode(`waiting for every live node to run it (${who})`);
+      return;
+    }
+    if (!this.term || this.term.ended) return;
+    this.#codeHeld = '';
+    await settleManifest(engine, this.logger);
+  }
+
+  private holdCode(why: string): void {
+    if (why === this.#codeHeld) return;
+    this.#codeHeld = why;
+    this.logger.log(
+      `${this.nodeId}: this node's code differs from the code in force; its versions take effect later, ${why}`,
+    );
+  }
+
   /**
    * Graceful stop: no more role changes; what was admitted commits; a
    * snapshot is written; the journals close; then the lease is released, so
@@ -223,10 +323,13 @@ export class ClusterNode implements WriteRole, TermHost {
   }
 
   private async shutDown(options?: { snapshot?: boolean }): Promise<void> {
+    clearInterval(this.#codeTimer);
     await this.#roles?.freeze();
+    await this.#settlingCode;
     await this.unfollow();
     await this.engine.stop(options);
     await this.#lease?.stop();
+    await this.#heartbeat?.stop();
     await this.connection.close().catch(() => undefined);
   }
 }

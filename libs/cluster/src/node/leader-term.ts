@@ -13,6 +13,12 @@ export interface TermHost {
   readonly genesis: readonly GenesisCommand[];
   /** The writer failed (fenced, or an append failed): the term must end. */
   writerFailed(error: Error): void;
+  /**
+   * Journals this code's manifest when every live node's code provides it
+   * (see `ClusterNode.settleCode`); never rejects: what it cannot do now is
+   * tried again while the node leads.
+   */
+  settleCode(): Promise<void>;
 }
 
 /**
@@ -54,7 +60,8 @@ export class LeaderTerm {
    */
   async settle(streamWasEmpty: boolean): Promise<void> {
     const { engine, desiredSettings, genesis, logger } = this.host;
-    await engine.settleBoot(desiredSettings);
+    await this.host.settleCode();
+    await engine.settleBoot(desiredSettings, { upgradeFinalization: 'none' });
     if (streamWasEmpty) await journalGenesis(engine, genesis, logger);
     if (!this.#ended) this.serving = true;
   }

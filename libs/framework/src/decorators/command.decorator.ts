@@ -15,6 +15,15 @@ import { readParamLayout } from './param-layout';
 
 type AnyMethod = (...args: unknown[]) => unknown;
 
+/** Options of {@link Command}. */
+export interface CommandOptions {
+  /**
+   * The `@ReplicatedState` name whose version `ctx.version` gives. Default:
+   * the state of the command's NestJS module, when it has exactly one.
+   */
+  readonly state?: string;
+}
+
 /**
  * Marks a method as a replicated command: exactly once per request number,
  * journaled before it runs, replayed at boot.
@@ -34,6 +43,10 @@ type AnyMethod = (...args: unknown[]) => unknown;
  * `pattern` is a name or an object (`{ cmd: 'sum' }`), routed as NestJS
  * routes it (the object's JSON with sorted keys).
  *
+ * `ctx.version` is the version in force, at the entry's op, of the state
+ * the command belongs to: the `@ReplicatedState` of its NestJS module when
+ * the module has exactly one, or the one `options.state` names.
+ *
  * The session guards (`ResumeGuard`, `EpochFenceGuard`) run first among the
  * controller's guards. Guards, interceptors, pipes and exception filters on
  * the method or its class run at **admission**, live, when a new request number arrives: a guard that
@@ -41,7 +54,7 @@ type AnyMethod = (...args: unknown[]) => unknown;
  * A pipe's output is what gets journaled (a whole-payload `@Payload(pipe)`
  * replaces the data; a keyed `@Payload('key', pipe)` replaces that key).
  */
-export function Command(pattern: OncePattern): MethodDecorator {
+export function Command(pattern: OncePattern, options: CommandOptions = {}): MethodDecorator {
   const route = routeOf(pattern);
   return (target, key, descriptor) => {
     const apply = descriptor.value as unknown as AnyMethod;
@@ -76,7 +89,11 @@ export function Command(pattern: OncePattern): MethodDecorator {
       Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, apply), admissionStub);
     }
     Object.defineProperty(admissionStub, 'name', { value: apply.name });
-    Reflect.defineMetadata(ONCE_COMMAND_METADATA, { pattern: route, layout }, admissionStub);
+    Reflect.defineMetadata(
+      ONCE_COMMAND_METADATA,
+      { pattern: route, layout, state: options.state },
+      admissionStub,
+    );
     Reflect.defineMetadata(ONCE_APPLY_METADATA, apply, admissionStub);
     (descriptor as PropertyDescriptor).value = admissionStub;
     const stubDescriptor = descriptor as TypedPropertyDescriptor<unknown>;

@@ -1,0 +1,207 @@
+import * as protocol from '@once/protocol';
+
+const { checksum, checksumInto, writeU64, readU64 } = protocol;
+
+/** Bytes of one checksum (XXH3-128, as on the wire). */
+const CHECKSUM_BYTES = 16;
+/** One recorded reply in a REPLY_CHECK body: its op (u64 LE), then its checksum. */
+const DIGEST_BYTES = 8 + CHECKSUM_BYTES;
+/** Where a reply frame holds the checksum of its body (the wire's `checksum_body`). */
+const FRAME_CHECKSUM_BODY_OFFSET = 16;
+
+/** One acknowledged reply as a REPLY_CHECK entry records it. */
+export interface ReplyDigest {
+  readonly op: number;
+  /** XXH3-128 of the reply body. */
+  readonly checksum: Buffer;
+}
+
+/** A reply as apply computed it, while {@link UncheckedReplies} holds it. */
+export interface ComputedReply {
+  readonly op: number;
+  readonly pattern: string;
+  /** The reply body. */
+  readonly text: string;
+  /** The module whose version the handler read. */
+  readonly state: string | undefined;
+  /** Every state's version in force at `op`. */
+  readonly versions: Readonly<Record<string, number>>;
+  /** XXH3-128 of `text`. */
+  readonly checksum: Buffer;
+}
+
+/** A REPLY_CHECK entry's body does not read as one. */
+export class ReplyCheckInvalidError extends Error {
+  readonly code = 'REPLY_CHECK_INVALID';
+}
+
+/**
+ * Reads a REPLY_CHECK entry's body: a u32 count, then per reply its op (u64)
+ * and the XXH3-128 of its body, ops increasing.
+ */
+export function decodeReplyChecks(body: Buffer): ReplyDigest[] {
+  if (body.length < 4) throw new ReplyCheckInvalidError('a reply check has no count');
+  const count = body.readUInt32LE(0);
+  if (body.length !== 4 + count * DIGEST_BYTES) {
+    throw new ReplyCheckInvalidError(
+      `a reply check of ${count} replies has ${body.length} bytes, not ${4 + count * DIGEST_BYTES}`,
+    );
+  }
+  const digests: ReplyDigest[] = [];
+  for (let i = 0, at = 4; i < count; i++, at += DIGEST_BYTES) {
+    digests.push({
+      op: readU64(body, at),
+      checksum: body.subarray(at + 8, at + DIGEST_BYTES),
+    });
+  }
+  return digests;
+}
+
+/**
+ * The replies computed by apply and not yet recorded (live) or compared
+ * (replay, a follower): a ring of the newest `capacity` in op order, holding
+ * what each reply was made from, so nothing is allocated per command.
+ *
+ * Live, the node journals the new ones in a REPLY_CHECK entry with its next
+ * group ({@link encodeNew}); applying that entry, or a leader's on a
+ * follower, or any on replay, compares ({@link find}).
+ */
+export class UncheckedReplies {
+  private readonly ops: Float64Array;
+  private readonly patterns: Array<string | undefined>;
+  private readonly texts: Array<string | undefined>;
+  private readonly frames: Array<Buffer | undefined>;
+  private readonly states: Array<string | undefined>;
+  private readonly versions: Array<Readonly<Record<string, number>> | undefined>;
+  /** Slots written so far (monotonic); slot `n` lives at `n % capacity`. */
+  private written = 0;
+  /** Slots already handed to {@link encodeNew}. */
+  private encoded = 0;
+
+  constructor(private readonly capacity = 1 << 16) {
+    this.ops = new Float64Array(capacity);
+    this.patterns = new Array<string | undefined>(capacity);
+    this.texts = new Array<string | undefined>(capacity);
+    this.frames = new Array<Buffer | undefined>(capacity);
+    this.states = new Array<string | undefined>(capacity);
+    this.versions = new Array<Readonly<Record<string, number>> | undefined>(capacity);
+  }
+
+  /** How many replies were added and not yet encoded (live: what the next REPLY_CHECK records). */
+  get newCount(): number {
+    return Math.min(this.written - this.encoded, this.capacity);
+  }
+
+  /**
+   * The reply `text` computed for the command `pattern` at `op` (ops
+   * increasing); `frame` when it was already encoded (its header holds the
+   * body's checksum), `state` the module whose version the handler read,
+   * `versions` those in force (a frozen object the applier shares).
+   */
+  add(
+    op: number,
+    pattern: string,
+    text: string,
+    frame: Buffer | undefined,
+    state: string | undefined,
+    versions: Readonly<Record<string, number>>,
+  ): void {
+    const slot = this.written % this.capacity;
+    this.ops[slot] = op;
+    this.patterns[slot] = pattern;
+    this.texts[slot] = text;
+    this.frames[slot] = frame;
+    this.states[slot] = state;
+    this.versions[slot] = versions;
+    this.written++;
+  }
+
+  /** Forgets everything (a snapshot restored, the state reset). */
+  clear(): void {
+    this.patterns.fill(undefined);
+    this.texts.fill(undefined);
+    this.frames.fill(undefined);
+    this.states.fill(undefined);
+    this.versions.fill(undefined);
+    this.written = 0;
+    this.encoded = 0;
+  }
+
+  /**
+   * Marks every reply up to `op` as recorded (a REPLY_CHECK entry covering
+   * them applied): the live node's next REPLY_CHECK starts after them.
+   */
+  recordedThrough(op: number): void {
+    let low = Math.max(this.encoded, this.written - this.capacity);
+    let high = this.written;
+    // The first slot whose op is above `op`.
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.ops[middle % this.capacity] <= op) low = middle + 1;
+      else high = middle;
+    }
+    if (low > this.encoded) this.encoded = low;
+  }
+
+  /**
+   * A REPLY_CHECK body recording every reply added since the last call (or
+   * undefined when there is none), oldest first. Replies pushed out of the
+   * ring before that are not recorded.
+   */
+  encodeNew(): Buffer | undefined {
+    const from = Math.max(this.encoded, this.written - this.capacity);
+    const count = this.written - from;
+    this.encoded = this.written;
+    if (count <= 0) return undefined;
+    const body = Buffer.allocUnsafe(4 + count * DIGEST_BYTES);
+    body.writeUInt32LE(count, 0);
+    let at = 4;
+    for (let n = from; n < this.written; n++, at += DIGEST_BYTES) {
+      const slot = n % this.capacity;
+      writeU64(body, at, this.ops[slot]);
+      this.checksumInto(slot, body, at + 8);
+    }
+    return body;
+  }
+
+  /** What the reply at `op` was made from, while the ring holds it. */
+  find(op: number): ComputedReply | undefined {
+    const oldest = Math.max(0, this.written - this.capacity);
+    let low = oldest;
+    let high = this.written - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const slot = middle % this.capacity;
+      const at = this.ops[slot];
+      if (at === op) {
+        const sum = Buffer.allocUnsafe(CHECKSUM_BYTES);
+        this.checksumInto(slot, sum, 0);
+        return {
+          op,
+          pattern: this.patterns[slot]!,
+          text: this.texts[slot]!,
+          state: this.states[slot],
+          versions: this.versions[slot]!,
+          checksum: sum,
+        };
+      }
+      if (at < op) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
+  private checksumInto(slot: number, out: Buffer, at: number): void {
+    const frame = this.frames[slot];
+    if (frame) {
+      frame.copy(out, at, FRAME_CHECKSUM_BODY_OFFSET, FRAME_CHECKSUM_BODY_OFFSET + CHECKSUM_BYTES);
+    } else {
+      checksumInto(Buffer.from(this.texts[slot]!, 'utf8'), out, at);
+    }
+  }
+}
+
+/** XXH3-128 of a reply body text, as a REPLY_CHECK records it. */
+export function replyChecksum(text: string): Buffer {
+  return checksum(Buffer.from(text, 'utf8'));
+}
