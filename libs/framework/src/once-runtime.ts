@@ -229,7 +229,9 @@ export class OnceRuntime
       next: (progress) => this.logProgress(progress),
       error: (error: unknown) => {
         this.bootError = error instanceof Error ? error : new Error(String(error));
-        this.logger.error(`boot failed: ${this.bootError.message}`);
+        const { code } = this.bootError as { code?: unknown };
+        const named = typeof code === 'string' ? ` (${code})` : '';
+        this.logger.error(`boot failed${named}: ${this.bootError.message}`);
         this.rejectReady(this.bootError);
       },
       complete: () => {

@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { ConsoleLogger, type DynamicModule, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ONCE_AUTHENTICATOR, OnceModule, type OnceModuleOptions } from '@once/framework';
+import {
+  ONCE_AUTHENTICATOR,
+  OnceModule,
+  type OnceModuleOptions,
+  OnceRuntime,
+} from '@once/framework';
 import { OnceServer } from '@once/gateway';
 import {
   readEnvSetting,
@@ -91,6 +96,25 @@ async function main(): Promise<void> {
   // The framework drains, snapshots and closes; exit 0 once it has.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen();
+  // A boot that fails (a journal the code cannot apply) ends the process, as
+  // the reference service's does: a node that will never serve must not linger.
+  app
+    .get(OnceRuntime)
+    .whenReady()
+    .catch((error: unknown) => {
+      process.stderr.write(`once test service: cannot serve: ${describe(error)}
+`);
+      process.exit(1);
+    });
+}
+
+/** An error's message, with its code when the message does not name it. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && !error.message.includes(code)
+    ? `${error.message} (${code})`
+    : error.message;
 }
 
 /**
