@@ -1,3 +1,4 @@
+import { randomClientId } from '@once/protocol';
 import { type ServiceProcess, outcomeOf } from '@once/testing';
 import { commandOk, queryResult } from '../support/sessions';
 import {
@@ -20,11 +21,13 @@ import {
 describe('given a service of [ledger, audit] with data in both, stopped gracefully', () => {
   const directory = new DeploymentDirectory();
   const account = 'checking';
+  /** Alice's client: each deployment resumes its session, numbering requests on. */
+  const client = randomClientId();
   let service: ServiceProcess | undefined;
   beforeAll(async () => {
     await directory.create();
     service = await deploy([LEDGER_V1, AUDIT], directory.dataDir);
-    const { raw, session } = await aliceSession(service);
+    const { raw, session } = await aliceSession(service, client);
     await commandOk(raw, session, 1, 'ledger.open', { account });
     await commandOk(raw, session, 2, 'ledger.deposit', { account, amount: 25 });
     await commandOk(raw, session, 3, 'audit.record', { note: 'opened checking' });
@@ -51,7 +54,7 @@ describe('given a service of [ledger, audit] with data in both, stopped graceful
   it('when it starts with [ledger] and ONCE_RETIRED_STATES=audit, then it boots with the ledger intact', async () => {
     service = await deploy([LEDGER_V1], directory.dataDir, { ONCE_RETIRED_STATES: 'audit' });
 
-    const { raw, session } = await aliceSession(service);
+    const { raw, session } = await aliceSession(service, client);
     try {
       expect(await queryResult(raw, session, 'ledger.balance', { account })).toEqual({
         balance: 25,
@@ -68,7 +71,7 @@ describe('given a service of [ledger, audit] with data in both, stopped graceful
   it('when, after that retired boot and its stop, it starts with [ledger] and nothing retired, then it boots: the state is gone for good', async () => {
     service = await deploy([LEDGER_V1], directory.dataDir);
 
-    const { raw, session } = await aliceSession(service);
+    const { raw, session } = await aliceSession(service, client);
     try {
       expect(await queryResult(raw, session, 'ledger.balance', { account })).toEqual({
         balance: 30,

@@ -18,6 +18,7 @@ import {
   type ManifestVerdict,
   decodeManifest,
   encodeManifest,
+  retiredUnder,
   unsupportedBy,
 } from './code-manifest';
 import { CommandNotProvidedError } from './command-not-provided.error';
@@ -125,6 +126,7 @@ export class Applier {
     this.support = {
       states: this.states.codeVersions(),
       commands: new Set(this.commands.patterns),
+      owners: this.commands.owners(),
       retiredStates: this.states.retired,
       retiredCommands: this.commands.retired,
     };
@@ -352,6 +354,11 @@ export class Applier {
     this.dispatch = manifest
       ? {
           commands: manifest.commands,
+          retired: new Set(
+            [...manifest.commands].filter((pattern) =>
+              retiredUnder(manifest, this.support, pattern),
+            ),
+          ),
           versions: Object.freeze(Object.fromEntries(manifest.states)),
         }
       : NO_MANIFEST_DISPATCH;

@@ -12,6 +12,11 @@ export interface CodeManifest {
   readonly states: ReadonlyMap<string, number>;
   /** Command patterns dispatched, sorted. */
   readonly commands: ReadonlySet<string>;
+  /**
+   * The state each command belongs to (its handler's module), for those
+   * that belong to one: retiring a state retires its commands with it.
+   */
+  readonly owners: ReadonlyMap<string, string>;
 }
 
 /** What this build's code provides, against which a journaled manifest is checked. */
@@ -19,6 +24,8 @@ export interface CodeSupport {
   /** State name → the version the code is written for (it applies every version up to it). */
   readonly states: ReadonlyMap<string, number>;
   readonly commands: ReadonlySet<string>;
+  /** The state each provided command belongs to (see {@link CodeManifest.owners}). */
+  readonly owners: ReadonlyMap<string, string>;
   /** States the team retired on purpose: their data is dropped, their name tolerated. */
   readonly retiredStates: ReadonlySet<string>;
   /** Command patterns the team retired on purpose: old entries answer COMMAND_RETIRED. */
@@ -47,22 +54,35 @@ export function isStateVersion(version: unknown): version is number {
 
 /** The manifest of code that provides `support`: its states at their versions and its patterns. */
 export function manifestOf(support: CodeSupport): CodeManifest {
-  return normalise(support.states, support.commands);
+  return normalise(support.states, support.commands, support.owners);
 }
 
-function normalise(states: Iterable<[string, number]>, commands: Iterable<string>): CodeManifest {
-  const byName = [...states].sort(([a], [b]) => compareText(a, b));
+function normalise(
+  states: Iterable<[string, number]>,
+  commands: Iterable<string>,
+  owners: Iterable<[string, string]>,
+): CodeManifest {
+  const patterns = new Set([...commands].sort(compareText));
   return {
-    states: new Map(byName),
-    commands: new Set([...commands].sort(compareText)),
+    states: new Map([...states].sort(([a], [b]) => compareText(a, b))),
+    commands: patterns,
+    owners: new Map(
+      [...owners]
+        .filter(([pattern]) => patterns.has(pattern))
+        .sort(([a], [b]) => compareText(a, b)),
+    ),
   };
 }
 
 /** The body of a MANIFEST entry: deterministic JSON (names sorted). */
 export function encodeManifest(manifest: CodeManifest): Buffer {
-  const sorted = normalise(manifest.states, manifest.commands);
+  const sorted = normalise(manifest.states, manifest.commands, manifest.owners);
   return Buffer.from(
-    JSON.stringify({ states: [...sorted.states], commands: [...sorted.commands] }),
+    JSON.stringify({
+      states: [...sorted.states],
+      commands: [...sorted.commands],
+      owners: [...sorted.owners],
+    }),
   );
 }
 
@@ -76,9 +96,13 @@ export function decodeManifest(body: Uint8Array): CodeManifest {
   } catch {
     throw new ManifestInvalidError('the manifest is not JSON');
   }
-  const { states, commands } = (parsed ?? {}) as { states?: unknown; commands?: unknown };
-  if (!Array.isArray(states) || !Array.isArray(commands)) {
-    throw new ManifestInvalidError('the manifest has no "states" and "commands" lists');
+  const { states, commands, owners } = (parsed ?? {}) as {
+    states?: unknown;
+    commands?: unknown;
+    owners?: unknown;
+  };
+  if (!Array.isArray(states) || !Array.isArray(commands) || !Array.isArray(owners)) {
+    throw new ManifestInvalidError('the manifest has no "states", "commands" and "owners" lists');
   }
   const pairs: Array<[string, number]> = [];
   for (const pair of states as unknown[]) {
@@ -92,14 +116,23 @@ export function decodeManifest(body: Uint8Array): CodeManifest {
       throw new ManifestInvalidError('a manifest command is not a pattern string');
     }
   }
-  return normalise(pairs, commands as string[]);
+  const owned: Array<[string, string]> = [];
+  for (const pair of owners as unknown[]) {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
+      throw new ManifestInvalidError('a manifest owner is not a [pattern, state] pair');
+    }
+    owned.push([pair[0], pair[1]]);
+  }
+  return normalise(pairs, commands as string[], owned);
 }
 
 /** Whether two manifests say the same (the order they were built in does not count). */
 export function sameManifest(a: CodeManifest, b: CodeManifest): boolean {
   if (a.states.size !== b.states.size || a.commands.size !== b.commands.size) return false;
+  if (a.owners.size !== b.owners.size) return false;
   for (const [name, version] of a.states) if (b.states.get(name) !== version) return false;
   for (const pattern of a.commands) if (!b.commands.has(pattern)) return false;
+  for (const [pattern, state] of a.owners) if (b.owners.get(pattern) !== state) return false;
   return true;
 }
 
@@ -133,11 +166,25 @@ export function unsupportedBy(
     if (journaled > provided) return { kind: 'state-too-new', state, journaled, provided };
   }
   for (const pattern of manifest.commands) {
-    if (!support.commands.has(pattern) && !support.retiredCommands.has(pattern)) {
+    if (!support.commands.has(pattern) && !retiredUnder(manifest, support, pattern)) {
       return { kind: 'command-missing', pattern };
     }
   }
   return undefined;
+}
+
+/**
+ * Whether code providing `support` retired `pattern` of `manifest`: by
+ * name, or with the state the manifest says it belongs to.
+ */
+export function retiredUnder(
+  manifest: CodeManifest,
+  support: Pick<CodeSupport, 'retiredCommands' | 'retiredStates'>,
+  pattern: string,
+): boolean {
+  if (support.retiredCommands.has(pattern)) return true;
+  const owner = manifest.owners.get(pattern);
+  return owner !== undefined && support.retiredStates.has(owner);
 }
 
 /** One line naming what changed from `before` to `after` (for the boot log). */

@@ -73,7 +73,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 function manifest(version: number): CodeManifest {
-  return { states: new Map([['account', version]]), commands: new Set(['account.deposit']) };
+  return {
+    states: new Map([['account', version]]),
+    commands: new Set(['account.deposit']),
+    owners: new Map([['account.deposit', 'account']]),
+  };
 }
 
 function systemDraft(kind: EntryKind, body: Buffer): EntryDraft {

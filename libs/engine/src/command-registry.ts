@@ -43,6 +43,15 @@ export class CommandRegistry {
     return this.handlers.get(pattern);
   }
 
+  /** Pattern → the state its handler belongs to, for the handlers that belong to one. */
+  owners(): Map<string, string> {
+    const owners = new Map<string, string>();
+    for (const [pattern, handler] of this.handlers) {
+      if (handler.state !== undefined) owners.set(pattern, handler.state);
+    }
+    return owners;
+  }
+
   get patterns(): string[] {
     return [...this.handlers.keys()].sort();
   }

@@ -19,12 +19,18 @@ export interface Dispatch {
    * the code handles.
    */
   readonly commands: ReadonlySet<string> | undefined;
+  /**
+   * Patterns of the manifest in force that this code retired, by name or
+   * with their state (see `retiredUnder`).
+   */
+  readonly retired: ReadonlySet<string>;
   readonly versions: Readonly<Record<string, number>>;
 }
 
 /** A journal before its first MANIFEST entry. */
 export const NO_MANIFEST_DISPATCH: Dispatch = Object.freeze({
   commands: undefined,
+  retired: new Set<string>(),
   versions: NO_VERSIONS,
 });
 
@@ -91,7 +97,7 @@ export function runCommandHandler(
     return errorBodyText(code, message, rpcError);
   }
   const pattern = body.pattern;
-  if (commands.retired.has(pattern)) {
+  if (commands.retired.has(pattern) || dispatch.retired.has(pattern)) {
     if (run) run.rebuilt = false;
     return errorBodyText(
       EngineRefusal.CommandRetired,

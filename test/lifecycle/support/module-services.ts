@@ -97,6 +97,13 @@ export interface RefusedStart {
   readonly killedAtBound: boolean;
 }
 
+export interface RefusalRunOptions {
+  /** Extra environment (ONCE_* settings). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** When a node still running is SIGKILLed (default 60 s): a bound, not a timing assertion. */
+  readonly boundMs?: number;
+}
+
 const LISTENING = /(?:listening on|bound) ([0-9a-fA-F.:]+):(\d+)/;
 
 /**
@@ -104,15 +111,13 @@ const LISTENING = /(?:listening on|bound) ([0-9a-fA-F.:]+):(\d+)/;
  * become ready, as `ServiceProcess` would start it (same entry, same
  * environment), and runs it to its exit. While it runs, its port (once
  * bound) is probed with PING: a node that says ready is SIGKILLed at once and
- * reported as having served. A node still running at `boundMs` is SIGKILLed
- * too, so that a hang fails with its output instead of a bare jest timeout:
- * a bound, not a timing assertion.
+ * reported as having served. A node still running at the bound is SIGKILLed
+ * too, so that a hang fails with its output instead of a bare jest timeout.
  */
 export async function startExpectingRefusal(
   modules: readonly ModuleSpec[],
   dataDir: string,
-  env: Readonly<Record<string, string>> = {},
-  boundMs = 90_000,
+  { env = {}, boundMs = 60_000 }: RefusalRunOptions = {},
 ): Promise<RefusedStart> {
   const { cwd, nodeArgs, entry } = launchCommand({ modules });
   const child = spawn(process.execPath, [...nodeArgs, entry], {
@@ -165,7 +170,7 @@ export async function startExpectingRefusal(
         killChild();
         break;
       }
-      await Promise.race([closed, new Promise((done) => setTimeout(done, 50))]);
+      await Promise.race([closed, new Promise((done) => setTimeout(done, 250))]);
     }
     const { code, signal } = await closed;
     return { code, signal, output, port, servedReady, killedAtBound };
@@ -189,6 +194,14 @@ async function pingsReady(port: number): Promise<boolean> {
   }
 }
 
+/** `output` without the gateway's lines about the probes' connections, for failure messages. */
+function readable(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => !/\[OnceGateway\] connection #\d+ (?:from .* opened|closed)$/.test(line))
+    .join('\n');
+}
+
 /**
  * Asserts that a refused start served nothing: it never said ready, it ended
  * by itself with exit code 1, and its port (if it bound one) now refuses.
@@ -197,7 +210,7 @@ export async function expectRefusedWithExitCode1(run: RefusedStart): Promise<voi
   const { servedReady, killedAtBound, code, signal } = run;
   if (servedReady || killedAtBound || code !== 1) {
     throw new Error(
-      `expected a start refused with exit code 1, never ready; got ${JSON.stringify({ servedReady, killedAtBound, code, signal })}:\n${run.output}`,
+      `expected a start refused with exit code 1, never ready; got ${JSON.stringify({ servedReady, killedAtBound, code, signal })}:\n${readable(run.output)}`,
     );
   }
   if (run.port !== undefined) await expect(RawClient.connect(run.port)).rejects.toThrow();
@@ -209,6 +222,8 @@ export async function expectRefusedWithExitCode1(run: RefusedStart): Promise<voi
  */
 export function linesNaming(output: string, code: string): string {
   const lines = output.split('\n').filter((line) => line.includes(code));
-  if (lines.length === 0) throw new Error(`no line of the output names ${code}:\n${output}`);
+  if (lines.length === 0) {
+    throw new Error(`no line of the output names ${code}:\n${readable(output)}`);
+  }
   return lines.join('\n');
 }

@@ -23,6 +23,8 @@ export interface AdvertisedCode {
   /** State name → the version the node's code is written for. */
   readonly states: ReadonlyArray<readonly [string, number]>;
   readonly commands: readonly string[];
+  /** Command pattern → the state it belongs to. */
+  readonly owners: ReadonlyArray<readonly [string, string]>;
   readonly retiredStates: readonly string[];
   readonly retiredCommands: readonly string[];
 }
@@ -69,7 +71,10 @@ export function decodeNodeInfo(bytes: Uint8Array): NodeInfo | undefined {
 /** The advertised code a heartbeat holds; undefined when absent or not of this shape. */
 function advertisedCodeOf(value: unknown): AdvertisedCode | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { states, commands, retiredStates, retiredCommands } = value as Record<string, unknown>;
+  const { states, commands, owners, retiredStates, retiredCommands } = value as Record<
+    string,
+    unknown
+  >;
   const strings = (list: unknown): list is string[] =>
     Array.isArray(list) && list.every((item) => typeof item === 'string');
   if (!strings(commands) || !strings(retiredStates) || !strings(retiredCommands)) return undefined;
@@ -85,9 +90,16 @@ function advertisedCodeOf(value: unknown): AdvertisedCode | undefined {
   ) {
     return undefined;
   }
+  const pairs = (list: unknown): list is Array<[string, string]> =>
+    Array.isArray(list) &&
+    list.every(
+      (pair) => Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+    );
+  if (!pairs(owners)) return undefined;
   return {
     states: states as Array<[string, number]>,
     commands,
+    owners,
     retiredStates,
     retiredCommands,
   };

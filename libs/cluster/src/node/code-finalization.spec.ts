@@ -6,6 +6,7 @@ function support(ledger: number, commands: string[] = ['ledger.deposit']): CodeS
   return {
     states: new Map([['ledger', ledger]]),
     commands: new Set(commands),
+    owners: new Map(commands.map((pattern) => [pattern, 'ledger'])),
     retiredStates: new Set(),
     retiredCommands: new Set(),
   };

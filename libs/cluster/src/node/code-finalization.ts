@@ -13,6 +13,7 @@ export function advertisedCodeOf(support: CodeSupport): AdvertisedCode {
   return {
     states: [...support.states],
     commands: [...support.commands].sort(),
+    owners: [...support.owners].sort(([a], [b]) => (a < b ? -1 : 1)),
     retiredStates: [...support.retiredStates].sort(),
     retiredCommands: [...support.retiredCommands].sort(),
   };
@@ -23,6 +24,7 @@ export function supportOf(code: AdvertisedCode): CodeSupport {
   return {
     states: new Map(code.states),
     commands: new Set(code.commands),
+    owners: new Map(code.owners),
     retiredStates: new Set(code.retiredStates),
     retiredCommands: new Set(code.retiredCommands),
   };
