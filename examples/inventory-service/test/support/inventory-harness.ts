@@ -13,6 +13,11 @@ export interface Account {
 export const RECEIVING: Account = { username: 'receiving', password: newPassword() };
 export const ORDERS: Account = { username: 'orders', password: newPassword() };
 
+/** {@link RECEIVING} and {@link ORDERS}, as the `users` of a service `@once/testing` assembles. */
+export const INVENTORY_USERS: Readonly<Record<string, string>> = Object.fromEntries(
+  [RECEIVING, ORDERS].map((account) => [account.username, account.password]),
+);
+
 const ADMIN: Account = { username: 'admin', password: newPassword() };
 const SOURCES = join(__dirname, '..', '..', 'src');
 
@@ -29,7 +34,7 @@ export function startInventoryModule(
     modules: [
       { path: join(SOURCES, 'inventory', 'inventory.module.ts'), export: 'InventoryModule' },
     ],
-    users: Object.fromEntries([RECEIVING, ORDERS].map((a) => [a.username, a.password])),
+    users: INVENTORY_USERS,
     env: { INVENTORY_WAREHOUSES: 'berlin,lyon', ...env },
   });
 }
