@@ -283,7 +283,7 @@ describe('given a node whose sessions expire after 1 s idle (ONCE_SESSION_TTL_MS
     const holder = await connections.connect();
     const idle = await TestSession.open(holder);
     const account = accountName();
-    await idle.command('ledger.open', { account });
+    const opened = await idle.command('ledger.open', { account });
 
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const otherConnection = await connections.connect();
@@ -292,11 +292,16 @@ describe('given a node whose sessions expire after 1 s idle (ONCE_SESSION_TTL_MS
     expect(committed.reply.header).toMatchObject({ status: Status.Ok, request: 1 });
 
     const eviction = await holder.next();
+    // The session ends at the first entry journaled past its lifetime, the one after its
+    // ledger.open: the REPLY_CHECK of that reply, journaled just before the other client's
+    // REGISTER and with it.
+    const expiredAt = opened.reply.header.op + 1;
+    expect(other.epoch).toBe(expiredAt + 1);
     expectUnaskedEviction(eviction, {
       reason: EvictionReason.Expired,
       client: idle.client,
       session: idle.epoch,
-      commit: other.epoch,
+      commit: expiredAt,
       watermark: 1,
     });
     await holder.expectSilence(100);

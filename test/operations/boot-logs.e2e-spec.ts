@@ -1,4 +1,6 @@
 import { ServiceProcess } from '@once/testing';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 
 /**
  * The service's log tells a new user what each phase of its life did: the
@@ -9,6 +11,33 @@ import { ServiceProcess } from '@once/testing';
  */
 
 const PASSWORD = 'boot-logs-secret';
+const ROOT = join(__dirname, '../..');
+const BIN = join(ROOT, 'libs/cli/dist/main.js');
+
+interface JournalTail {
+  readonly lastOp: number;
+  readonly entries: ReadonlyArray<{
+    op: number;
+    kind: string;
+    pattern: string | null;
+    body: unknown;
+  }>;
+}
+
+/** The last `count` entries of the stopped `dataDir`, as `once journal tail --json` prints them. */
+function journalTail(dataDir: string, count: number): Promise<JournalTail> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [BIN, 'journal', 'tail', '-n', String(count), '-d', dataDir, '--json'],
+      { cwd: ROOT, timeout: 30_000 },
+      (error, stdout, stderr) =>
+        error
+          ? reject(new Error(`${error.message}\n${stdout}${stderr}`))
+          : resolve(JSON.parse(stdout) as JournalTail),
+    );
+  });
+}
 
 /** Asserts `patterns` match lines of `text` in this order; returns the matched lines. */
 function expectInOrder(text: string, patterns: readonly RegExp[]): string[] {
@@ -58,9 +87,10 @@ describe('given a new data directory', () => {
       /bound 127\.0\.0\.1:\d+: requests get NOT_READY until the node is ready/,
       /no snapshot \(new data directory\)/,
       /replay applied 0 entries \(nothing after op 0\)/,
-      /boot: journaled BOOT at op 1 \(new data directory; limits clientsMax 8192, ring 8, sessionTtlMs 0\)/,
-      /genesis: journaled users\.create \(user admin\) at op 2/,
-      /ready at op 2$/,
+      /boot: journaled MANIFEST at op 1 \(first manifest: states groups v1, ledger v1, streams v1, users v1; \d+ commands\)/,
+      /boot: journaled BOOT at op 2 \(new data directory; limits clientsMax 8192, ring 8, sessionTtlMs 0\)/,
+      /genesis: journaled users\.create \(user admin\) at op 3/,
+      /ready at op 3$/,
       new RegExp(`listening on 127\\.0\\.0\\.1:${service.port}$`),
     ]);
     expect(service.logs).not.toContain(PASSWORD);
@@ -70,12 +100,19 @@ describe('given a new data directory', () => {
     const mark = service.logs.length;
     expect(await service.stop()).toBe(0);
     const logs = service.logs.slice(mark);
+    // A graceful stop journals the checksum of the genesis command's reply (REPLY_CHECK at op 4).
     expectInOrder(logs, [
-      /SIGTERM: stopping at op 2 /,
-      /snapshot at op 2 written/,
-      /stopped at op 2 \(exit code 0\)$/,
+      /SIGTERM: stopping at op 3 /,
+      /snapshot at op 4 written/,
+      /stopped at op 4 \(exit code 0\)$/,
     ]);
-    expect(lastLine(logs)).toMatch(/stopped at op 2 \(exit code 0\)$/);
+    expect(lastLine(logs)).toMatch(/stopped at op 4 \(exit code 0\)$/);
+    const tail = await journalTail(service.dataDir, 2);
+    expect(tail.lastOp).toBe(4);
+    expect(tail.entries).toMatchObject([
+      { op: 3, kind: 'COMMAND', pattern: 'users.create' },
+      { op: 4, kind: 'REPLY_CHECK', pattern: null, body: { replies: [{ op: 3 }] } },
+    ]);
   });
 
   it('when it restarts with JSON logs and other limits, then the same phases come as JSON events with their figures', async () => {
@@ -97,19 +134,20 @@ describe('given a new data directory', () => {
       'stopped',
     ]);
     const byEvent = new Map(once.map((line) => [line.event, line]));
-    expect(byEvent.get('opened')).toMatchObject({ op: 2, journalFirstOp: 1, context: 'Once' });
-    expect(byEvent.get('snapshot-restored')).toMatchObject({ snapshotOp: 2 });
-    expect(byEvent.get('replay-done')).toMatchObject({ appliedEntries: 0, snapshotOp: 2 });
+    expect(byEvent.get('opened')).toMatchObject({ op: 4, journalFirstOp: 1, context: 'Once' });
+    expect(byEvent.get('snapshot-restored')).toMatchObject({ snapshotOp: 4 });
+    expect(byEvent.get('replay-done')).toMatchObject({ appliedEntries: 0, snapshotOp: 4 });
     expect(byEvent.get('boot-entry')).toMatchObject({
-      op: 3,
+      op: 5,
       clientsMax: 100,
       message: expect.stringMatching(
-        /^boot: journaled BOOT at op 3 \(limits changed from clientsMax 8192/,
+        /^boot: journaled BOOT at op 5 \(limits changed from clientsMax 8192/,
       ),
     });
-    expect(byEvent.get('ready')).toMatchObject({ op: 3, message: 'ready at op 3', level: 'log' });
+    expect(byEvent.get('ready')).toMatchObject({ op: 5, message: 'ready at op 5', level: 'log' });
     expect(byEvent.get('listening')).toMatchObject({ port: service.port, host: '127.0.0.1' });
-    expect(byEvent.get('stopped')).toMatchObject({ op: 3, exitCode: 0 });
+    // No command ran since the last REPLY_CHECK: this stop journals nothing.
+    expect(byEvent.get('stopped')).toMatchObject({ op: 5, exitCode: 0 });
     expect(events.at(-1)).toMatchObject({ event: 'stopped' });
   });
 });
@@ -127,12 +165,12 @@ describe('given a data directory whose node was killed before any snapshot', () 
     await service.restart();
     const logs = service.logs.slice(mark);
     expectInOrder(logs, [
-      /opened at op 2;/,
+      /opened at op 3;/,
       /no snapshot: replaying the journal from op 1/,
-      /replay applied 2 entries \(ops 1\.\.2\) in \d+ ms at \d+ entries\/s/,
-      /ready at op 2$/,
+      /replay applied 3 entries \(ops 1\.\.3\) in \d+ ms at \d+ entries\/s/,
+      /ready at op 3$/,
       /listening on /,
     ]);
-    expect(logs).not.toMatch(/journaled BOOT|genesis:/);
+    expect(logs).not.toMatch(/journaled (BOOT|MANIFEST)|genesis:/);
   });
 });

@@ -1,4 +1,4 @@
-import { type Frame } from '@once/protocol';
+import { type Frame, checksum } from '@once/protocol';
 import { type ServiceProcess, bodyJson } from '@once/testing';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -55,6 +55,8 @@ describe('given the reference service run with a session that deposited twelve t
   let dataDir: string;
   /** The replies of requests 1.. (ledger.open, then the deposits). */
   const replies: Frame[] = [];
+  /** The reply of the last request, users.create. */
+  let created: Frame;
   let livePing: { commit: number };
 
   beforeAll(async () => {
@@ -68,7 +70,9 @@ describe('given the reference service run with a session that deposited twelve t
         (await session.command('ledger.deposit', { account: 'cli-acc', amount: i })).reply,
       );
     }
-    await session.command('users.create', { username: 'carol', password: NEW_USER_PASSWORD });
+    created = (
+      await session.command('users.create', { username: 'carol', password: NEW_USER_PASSWORD })
+    ).reply;
     livePing = await json<{ commit: number }>('status', '--port', String(service.port));
   }, 60_000);
 
@@ -82,7 +86,8 @@ describe('given the reference service run with a session that deposited twelve t
       host: '127.0.0.1',
       port: service.port,
       version: 1,
-      commit: replies[replies.length - 1].header.op + 1,
+      // The last entry the node journaled: users.create (nothing is journaled while idle).
+      commit: created.header.op,
       ready: true,
       node: null,
       role: 'none',
@@ -185,6 +190,25 @@ describe('given the reference service run with a session that deposited twelve t
       expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'NO_SESSION' } });
     });
 
+    it('then reading it (`sessions list`, `sessions show`) journaled nothing: it still ends at the commit the node reported, users.create', async () => {
+      const tail = await json<{ lastOp: number; entries: Array<Record<string, unknown>> }>(
+        'journal',
+        'tail',
+        '-n',
+        '1',
+        '-d',
+        dataDir,
+      );
+      expect(tail.lastOp).toBe(livePing.commit);
+      expect(tail.entries).toEqual([
+        expect.objectContaining({
+          op: created.header.op,
+          kind: 'COMMAND',
+          pattern: 'users.create',
+        }),
+      ]);
+    });
+
     it('then `journal show` decodes the entry of a deposit, and `journal tail` the last entries', async () => {
       const op = replies[12].header.op;
       expect(await json('journal', 'show', String(op), '-d', dataDir)).toMatchObject({
@@ -210,8 +234,33 @@ describe('given the reference service run with a session that deposited twelve t
         tail.lastOp,
       ]);
       const all = await json<{
-        entries: Array<{ kind: string; pattern: string | null; body: unknown }>;
+        entries: Array<{ op: number; kind: string; pattern: string | null; body: unknown }>;
       }>('journal', 'tail', '-n', '1000', '-d', dataDir);
+      // A new directory: the code's MANIFEST, the BOOT limits, then the genesis admin.
+      expect(all.entries.slice(0, 3)).toEqual([
+        expect.objectContaining({ op: 1, kind: 'MANIFEST', pattern: null }),
+        expect.objectContaining({ op: 2, kind: 'BOOT', pattern: null }),
+        expect.objectContaining({ op: 3, kind: 'COMMAND', pattern: 'users.create' }),
+      ]);
+      // The checksum of each COMMAND's reply is journaled in a REPLY_CHECK with the next
+      // write: every COMMAND's but the last, which nothing followed before the node was killed.
+      const replyChecks = all.entries.filter((entry) => entry.kind === 'REPLY_CHECK');
+      expect(replyChecks.every((entry) => entry.pattern === null)).toBe(true);
+      const checked = replyChecks.flatMap(
+        (entry) => (entry.body as { replies: Array<{ op: number }> }).replies,
+      );
+      expect(checked.map((reply) => reply.op)).toEqual(
+        all.entries
+          .filter((entry) => entry.kind === 'COMMAND')
+          .map((entry) => entry.op)
+          .slice(0, -1),
+      );
+      // Just before users.create: the checksum of the reply the client got to the last deposit.
+      const beforeCreate = all.entries.find((entry) => entry.op === created.header.op - 1);
+      expect(beforeCreate).toMatchObject({ kind: 'REPLY_CHECK', pattern: null });
+      expect(beforeCreate!.body).toEqual({
+        replies: [{ op, checksum: checksum(replies[12].body).toString('hex') }],
+      });
       expect(all.entries.filter((entry) => entry.kind === 'REGISTER')).toEqual([
         expect.objectContaining({ body: null }),
       ]);

@@ -127,15 +127,27 @@ describe('given a running service whose metrics listener serves the journal feed
     expect(await follower.interrupt()).toBe(0);
     const ops = follower.entries.map((entry) => entry.op);
     expect(ops).toEqual(Array.from({ length: ops.length }, (_, i) => ops[0] + i));
-    expect(follower.entries.map((entry) => entry.pattern)).toEqual([
+    // Each command's reply checksum is journaled (REPLY_CHECK, a system entry) with the next write.
+    expect(follower.entries.map((entry) => entry.pattern ?? entry.kind)).toEqual([
       'ledger.open',
+      'REPLY_CHECK',
       'users.create',
+      'REPLY_CHECK',
       'ledger.deposit',
+      'REPLY_CHECK',
       'ledger.deposit',
+      'REPLY_CHECK',
       'ledger.deposit',
     ]);
+    for (const [index, entry] of follower.entries.entries()) {
+      if (entry.kind !== 'REPLY_CHECK') continue;
+      expect(entry).toMatchObject({
+        pattern: null,
+        body: { replies: [{ op: follower.entries[index - 1].op }] },
+      });
+    }
     // users.create journals a salted hash of the password: both are redacted all the same.
-    expect(follower.entries[1].body).toEqual({
+    expect(follower.entries.find((entry) => entry.pattern === 'users.create')?.body).toEqual({
       username: 'dora',
       hash: '[redacted]',
       salt: '[redacted]',

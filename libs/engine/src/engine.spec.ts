@@ -361,6 +361,27 @@ describe('Engine (the apply path)', () => {
     expect(test.engine.table.get(ALICE)?.watermark).toBe(1);
   });
 
+  it("given commands sent one after the other, then each REPLY_CHECK shares the next request's synced write: no sync of its own", async () => {
+    await register(ALICE);
+    const before = test.node.journal.writeStats;
+    for (let i = 0; i < 5; i++) await command(ALICE, 'kv.put', { key: `k${i}`, value: 'v' });
+    await register(BOB);
+    const after = test.node.journal.writeStats;
+    // Five COMMANDs and a REGISTER: six writes, the last five each with the REPLY_CHECK before it.
+    expect(after.batches - before.batches).toBe(6);
+    expect(after.entries - before.entries).toBe(11);
+    const kinds: EntryKind[] = [];
+    for await (const batch of test.node.journal.readBatches(test.engine.commitOp - 10, 64)) {
+      for (const entry of batch) kinds.push(entry.kind);
+    }
+    expect(kinds).toEqual([
+      EntryKind.Command,
+      ...[1, 2, 3, 4].flatMap(() => [EntryKind.ReplyCheck, EntryKind.Command]),
+      EntryKind.ReplyCheck,
+      EntryKind.Register,
+    ]);
+  });
+
   it('journals a change of limits at boot and applies it to the table (evicting the excess)', async () => {
     await register(ALICE);
     await register(BOB);

@@ -5,6 +5,7 @@ import {
   type EntryDraft,
   InvalidEntryError,
   type Journal,
+  assertValidDraft,
   type JournalEntry,
 } from '@once/journal';
 import { type ClientId, type EvictionReason, ZERO_CLIENT_ID, okBody } from '@once/protocol';
@@ -234,7 +235,7 @@ export class Engine {
     }
     let op: number;
     try {
-      if (this.replyChecks) this.journalReplyChecks();
+      if (this.replyChecks) this.journalReplyChecks(draft);
       const entry = this.journal.enqueue(draft);
       op = entry.op;
       if (decoded) this.decodedBodies.set(op, { entry, body: decoded });
@@ -364,6 +365,17 @@ export class Engine {
     this.setPhase('failed');
   }
 
+  /**
+   * Whether the next entry this node submits brings a REPLY_CHECK entry
+   * ahead of it (replies applied and not yet recorded): a bound on queued
+   * entries must count it.
+   */
+  get replyCheckDue(): boolean {
+    return (
+      this.replyChecks && this.applier.manifest !== undefined && this.applier.unchecked.newCount > 0
+    );
+  }
+
   /** Why the node stopped applying the journal, if it did (see {@link stopApplying}). */
   get stoppedApplying(): Error | undefined {
     return this.applyFailure;
@@ -371,18 +383,21 @@ export class Engine {
 
   /**
    * Journals the checksums of the replies applied since the last
-   * REPLY_CHECK, ahead of the entry being submitted, so they ride in its
-   * group: no sync of their own. Best effort: a journal that refuses it now
-   * leaves those replies unrecorded (a replay then cannot check them).
+   * REPLY_CHECK, ahead of `next` (the entry being submitted), so they ride
+   * in its group: no sync of their own. Best effort: a journal that refuses
+   * it now leaves those replies unrecorded (a replay then cannot check them).
+   * The check waits for `next` only when `next` will be taken: otherwise
+   * nothing would start its write.
    */
-  private journalReplyChecks(): void {
+  private journalReplyChecks(next?: EntryDraft): void {
     // Before any manifest is in force an older build may still apply this
     // journal (a cluster mid-upgrade): it could not read a REPLY_CHECK.
     if (this.applier.unchecked.newCount === 0 || this.applier.manifest === undefined) return;
     const body = this.applier.unchecked.encodeNew();
     if (!body) return;
+    const withNext = next !== undefined && this.journalTakes(next);
     try {
-      this.journal.enqueue(systemDraft(EntryKind.ReplyCheck, body));
+      this.journal.enqueue(systemDraft(EntryKind.ReplyCheck, body), { withNext });
     } catch {
       // The submit that follows meets the same refusal and reports it.
     }
@@ -398,6 +413,17 @@ export class Engine {
   private flushReplyChecks(): void {
     if (this.roleValue !== SINGLE_NODE_ROLE || this.failure) return;
     this.journalReplyChecks();
+  }
+
+  /** Whether the journal will take `draft` (valid, and within its entry capacity). */
+  private journalTakes(draft: EntryDraft): boolean {
+    try {
+      assertValidDraft(draft);
+    } catch {
+      return false;
+    }
+    const max = this.journal.entryBodyBytesMax;
+    return max === undefined || draft.body.byteLength <= max;
   }
 
   /** What admission decoded of `entry`'s body, when `entry` is the one it submitted. */
@@ -449,8 +475,11 @@ export class Engine {
   async stop(options: { snapshot?: boolean } = {}): Promise<void> {
     if (this.phaseValue === 'stopped') return;
     const failed = this.phaseValue === 'failed';
+    // Only a node that served records replies at its stop: a verification or
+    // a maintenance replay writes nothing.
+    const served = this.phaseValue === 'ready';
     this.setPhase('stopping');
-    if (!failed && this.replyChecks) this.flushReplyChecks();
+    if (served && this.replyChecks) this.flushReplyChecks();
     while (!failed && this.journal.pendingCount > 0) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

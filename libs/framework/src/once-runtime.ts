@@ -175,7 +175,8 @@ export class OnceRuntime
       snapshotEveryOps: this.options.snapshotEveryOps,
       journalRetain: this.options.journalRetain,
       retired: this.options.retired,
-      replyChecks: this.options.replyChecks,
+      // A verification writes nothing, reply checks included.
+      replyChecks: this.options.verifyOnly ? false : this.options.replyChecks,
       upgradeFinalization: this.options.upgradeFinalization,
       genesis: this.options.genesis,
       journal: this.options.journal,

@@ -103,6 +103,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     this.room = new JournalRoom(
       options.pendingEntriesMax,
       () => this.engineValue?.journal.pendingCount ?? 0,
+      () => this.engineValue?.replyCheckDue === true,
     );
     const pipeline = new HandlerPipeline(handlers, undefined, (route) =>
       runtime.bareAdmission(route),

@@ -15,10 +15,23 @@ export class JournalRoom {
     private readonly limit: number,
     /** Entries appended and not yet durable (the journal's queue). */
     private readonly pending: () => number,
+    /**
+     * Whether the next entry journaled brings a REPLY_CHECK entry ahead of it
+     * (see `Engine.replyCheckDue`): it takes room too. Default: never.
+     */
+    private readonly checkDue: () => boolean = () => false,
   ) {}
 
+  /**
+   * Room for one more entry, and for the REPLY_CHECK that rides ahead of it
+   * when one is due. An idle journal always has room for one request (and
+   * its check), so a limit of 1 cannot wait forever on a check that only a
+   * request would write.
+   */
   has(): boolean {
-    return this.pending() + this.reserved < this.limit;
+    const taken = this.pending() + this.reserved;
+    if (taken === 0) return true;
+    return taken + (this.checkDue() ? 1 : 0) < this.limit;
   }
 
   /** Resolves when there may be room again; the caller looks again (others may take it first). */

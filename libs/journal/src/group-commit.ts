@@ -111,7 +111,12 @@ export class GroupCommit<TOperation> {
    * failure listeners (the hot path of a node that applies through them).
    * Throws the failure if the journal already failed.
    */
-  enqueue(entry: JournalEntry, operation: TOperation): { readonly durable: Promise<void> } {
+  enqueue(
+    entry: JournalEntry,
+    operation: TOperation,
+    /** The caller enqueues another entry in this turn, which starts the write for both. */
+    withNext = false,
+  ): { readonly durable: Promise<void> } {
     if (this.#failure !== undefined) throw this.#failure;
     if (entry.op !== this.#lastSubmittedOp + 1) {
       throw new Error(
@@ -127,7 +132,7 @@ export class GroupCommit<TOperation> {
     }
     group.entries.push(entry);
     group.operations.push(operation);
-    if (this.#writing === undefined) this.#startWrite();
+    if (this.#writing === undefined && !withNext) this.#startWrite();
     return group;
   }
 

@@ -2,7 +2,7 @@ export { EntryKind, isEntryKind, type EntryDraft, type JournalEntry } from './jo
 export { ENTRY_HEADER_BYTES, EntryOffset, decodeEntry, encodeEntry } from './entry-codec';
 export { assertValidDraft } from './entry-validator';
 export { type StampedEntry, nextTimestamp, stampEntry } from './stamped-entry';
-export { type Journal } from './journal-port';
+export { type EnqueueOptions, type Journal } from './journal-port';
 export { type BatchWrittenListener, JournalStore, type JournalStoreOptions } from './journal-store';
 export { type SnapshotRecord } from './snapshot-codec';
 export { FORMAT_VERSION, type NodeMeta } from './node-meta';

@@ -15,6 +15,12 @@ import { type SnapshotRecord } from './snapshot-codec';
  * the journal is fail-stop (after one failed write it takes nothing more, since
  * it can no longer tell which ops survived).
  */
+/** How {@link Journal.enqueue} queues an entry. */
+export interface EnqueueOptions {
+  /** Write it together with the next entry enqueued (see {@link Journal.enqueue}). Default false. */
+  readonly withNext?: boolean;
+}
+
 export interface Journal {
   /**
    * The secret this node (or cluster) signs resume tokens with. Stable for the
@@ -58,8 +64,13 @@ export interface Journal {
    * Durability is reported only to {@link onDurable}, failure only to
    * {@link onFailure}. Throws (taking no op) for an invalid draft
    * (InvalidEntryError), a failed journal or a closed one.
+   *
+   * `options.withNext`: the caller enqueues another entry in the same turn,
+   * and this one must share its write (a node's REPLY_CHECK ahead of the
+   * request that carries it): no write starts for this entry alone. A
+   * backend that groups entries over a turn anyway may ignore it.
    */
-  enqueue(draft: EntryDraft): JournalEntry;
+  enqueue(draft: EntryDraft, options?: EnqueueOptions): JournalEntry;
 
   /**
    * Calls `listener` synchronously with each batch of entries that became

@@ -17,7 +17,7 @@ import { JournalCompactedError } from './journal-compacted.error';
 import { JournalClosedError } from './journal-closed.error';
 import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
-import { type Journal } from './journal-port';
+import { type EnqueueOptions, type Journal } from './journal-port';
 import { upgradeFromFormat1 } from './format-upgrade';
 import {
   type JournalLevel,
@@ -439,9 +439,9 @@ export class JournalStore implements Journal {
    * caller that applies entries from `onDurable` anyway, this saves two
    * promises per entry on the hot path. Throws where `append` would reject.
    */
-  enqueue(draft: EntryDraft): JournalEntry {
+  enqueue(draft: EntryDraft, options?: EnqueueOptions): JournalEntry {
     const { entry, put } = this.#prepare(draft);
-    this.#commit.enqueue(entry, put);
+    this.#commit.enqueue(entry, put, options?.withNext === true);
     return entry;
   }
 

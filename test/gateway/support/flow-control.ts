@@ -15,7 +15,7 @@ import {
   ReplicatedState,
 } from '@once/framework';
 import { type GatewayOptions, OnceServer } from '@once/gateway';
-import { type JournalStore } from '@once/journal';
+import { type JournalEntry, type JournalStore } from '@once/journal';
 import { type RawClient, StaticAuthenticator } from '@once/testing';
 import { Gate } from '../../nest/support/gate';
 
@@ -218,4 +218,15 @@ export async function deliver(
   client.write(bytes);
   await end.whenDelivered(total);
   return end;
+}
+
+/**
+ * Every entry the node's journal holds after `op`, as read back from it
+ * (call once what was journaled is durable): what was journaled, of which
+ * kind, in op order.
+ */
+export async function journaledAfter(node: FlowControlNode, op: number): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = [];
+  for await (const batch of node.journal.readBatches(op + 1)) entries.push(...batch);
+  return entries;
 }

@@ -1,4 +1,5 @@
 import {
+  type EnqueueOptions,
   type EntryDraft,
   type Journal,
   type JournalEntry,
@@ -86,7 +87,8 @@ export class ClusterJournal implements Journal {
     this.#writer = writer;
   }
 
-  enqueue(draft: EntryDraft): JournalEntry {
+  /** The stream groups a turn's entries into one message anyway: `options` changes nothing. */
+  enqueue(draft: EntryDraft, _options?: EnqueueOptions): JournalEntry {
     if (!this.#writer) throw new NotLeaderError(this.nodeId);
     return this.#writer.enqueue(draft);
   }
