@@ -40,7 +40,7 @@ import {
 } from './handler-runner';
 import { ModuleVersionUnsupportedError } from './module-version-unsupported.error';
 import { NondeterministicApplyError } from './nondeterministic-apply.error';
-import { UncheckedReplies, decodeReplyChecks } from './reply-checks';
+import { UncheckedReplies, checkedChecksumOf, lastCheckedOp } from './reply-checks';
 import { StateNotProvidedError } from './state-not-provided.error';
 import {
   evictionAtApply,
@@ -371,22 +371,23 @@ export class Applier {
    * code may differ, and stops here before anything it computed is served).
    */
   private applyReplyCheck(entry: JournalEntry): void {
-    const digests = decodeReplyChecks(entry.body);
-    for (const digest of digests) {
-      const computed = this.unchecked.find(digest.op);
-      if (computed === undefined || computed.checksum.equals(digest.checksum)) continue;
+    const body = entry.body;
+    const differs = this.unchecked.firstDifference(body);
+    if (differs !== undefined) {
+      const computed = this.unchecked.find(differs)!;
       throw new NondeterministicApplyError({
-        op: digest.op,
+        op: differs,
         pattern: computed.pattern,
         state: computed.state,
         versions: computed.versions,
         computedReply: computed.text,
-        journaledChecksum: digest.checksum.toString('hex'),
+        journaledChecksum: checkedChecksumOf(body, differs)!,
         computedChecksum: computed.checksum.toString('hex'),
         checkOp: entry.op,
       });
     }
-    if (digests.length > 0) this.unchecked.recordedThrough(digests[digests.length - 1].op);
+    const last = lastCheckedOp(body);
+    if (last > 0) this.unchecked.recordedThrough(last);
   }
 
   /** Releases what `client` held while connected, each state told its version in force. */

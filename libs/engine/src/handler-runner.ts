@@ -48,7 +48,7 @@ export interface HandlerRun {
 
 /**
  * Runs the handler of a journaled COMMAND and returns its outcome body (JSON
- * text). Never throws: whatever goes wrong becomes a refusal body, because
+ * text). Whatever goes wrong in the handler becomes a refusal body, because
  * the entry is committed and its answer must be the same on every replay.
  *
  * A throw that is not a CommandError is answered HANDLER_FAILED with a

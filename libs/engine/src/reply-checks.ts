@@ -16,6 +16,33 @@ export interface ReplyDigest {
   readonly checksum: Buffer;
 }
 
+/** How many replies a REPLY_CHECK body records; throws {@link ReplyCheckInvalidError} when it is not one. */
+export function checkedCount(body: Buffer): number {
+  if (body.length < 4) throw new ReplyCheckInvalidError('a reply check has no count');
+  const count = body.readUInt32LE(0);
+  if (body.length !== 4 + count * DIGEST_BYTES) {
+    throw new ReplyCheckInvalidError(
+      `a reply check of ${count} replies has ${body.length} bytes, not ${4 + count * DIGEST_BYTES}`,
+    );
+  }
+  return count;
+}
+
+/** The op of the last reply a REPLY_CHECK body records (0 when it records none). */
+export function lastCheckedOp(body: Buffer): number {
+  const count = checkedCount(body);
+  return count === 0 ? 0 : readU64(body, 4 + (count - 1) * DIGEST_BYTES);
+}
+
+/** The checksum a REPLY_CHECK body records for `op`, as hex; undefined when it records none. */
+export function checkedChecksumOf(body: Buffer, op: number): string | undefined {
+  const count = checkedCount(body);
+  for (let i = 0, at = 4; i < count; i++, at += DIGEST_BYTES) {
+    if (readU64(body, at) === op) return body.toString('hex', at + 8, at + DIGEST_BYTES);
+  }
+  return undefined;
+}
+
 /** A reply as apply computed it, while {@link UncheckedReplies} holds it. */
 export interface ComputedReply {
   readonly op: number;
@@ -40,13 +67,7 @@ export class ReplyCheckInvalidError extends Error {
  * and the XXH3-128 of its body, ops increasing.
  */
 export function decodeReplyChecks(body: Buffer): ReplyDigest[] {
-  if (body.length < 4) throw new ReplyCheckInvalidError('a reply check has no count');
-  const count = body.readUInt32LE(0);
-  if (body.length !== 4 + count * DIGEST_BYTES) {
-    throw new ReplyCheckInvalidError(
-      `a reply check of ${count} replies has ${body.length} bytes, not ${4 + count * DIGEST_BYTES}`,
-    );
-  }
+  const count = checkedCount(body);
   const digests: ReplyDigest[] = [];
   for (let i = 0, at = 4; i < count; i++, at += DIGEST_BYTES) {
     digests.push({
@@ -190,6 +211,45 @@ export class UncheckedReplies {
     }
     return undefined;
   }
+
+  /**
+   * Compares every reply a REPLY_CHECK `body` records with the one computed
+   * here for its op, while the ring holds it; returns the first op whose
+   * reply differs (undefined when none does). Nothing is allocated per reply:
+   * a live node applies its own checks, every group.
+   */
+  firstDifference(body: Buffer): number | undefined {
+    const count = checkedCount(body);
+    let slotIndex = Math.max(0, this.written - this.capacity);
+    for (let i = 0, at = 4; i < count; i++, at += DIGEST_BYTES) {
+      const op = readU64(body, at);
+      while (slotIndex < this.written && this.ops[slotIndex % this.capacity] < op) slotIndex++;
+      if (slotIndex >= this.written) break;
+      const slot = slotIndex % this.capacity;
+      if (this.ops[slot] !== op) continue;
+      if (!this.checksumEquals(slot, body, at + 8)) return op;
+    }
+    return undefined;
+  }
+
+  private checksumEquals(slot: number, body: Buffer, at: number): boolean {
+    const frame = this.frames[slot];
+    const source = frame ?? this.scratchChecksum(slot);
+    const from = frame ? FRAME_CHECKSUM_BODY_OFFSET : 0;
+    for (let i = 0; i < CHECKSUM_BYTES; i++) {
+      if (source[from + i] !== body[at + i]) return false;
+    }
+    return true;
+  }
+
+  /** A slot's checksum computed from its text, in a buffer reused for each. */
+  private scratchChecksum(slot: number): Buffer {
+    this.scratch ??= Buffer.allocUnsafe(CHECKSUM_BYTES);
+    checksumInto(Buffer.from(this.texts[slot]!, 'utf8'), this.scratch, 0);
+    return this.scratch;
+  }
+
+  private scratch: Buffer | undefined;
 
   private checksumInto(slot: number, out: Buffer, at: number): void {
     const frame = this.frames[slot];
