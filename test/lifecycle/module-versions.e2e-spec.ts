@@ -70,6 +70,17 @@ function retryLastDeposit(raw: RawClient, { session }: VersionOneHistory): Promi
   );
 }
 
+/**
+ * What the five deposits left, as a client finds it: the retry of the last
+ * one answered with its first reply's bytes, and the balance 50.
+ */
+async function expectFirstFiveDeposits(raw: RawClient, history: VersionOneHistory): Promise<void> {
+  expect((await retryLastDeposit(raw, history)).raw).toEqual(history.last.raw);
+  expect(await queryResult(raw, history.session, 'ledger.balance', { account: ACCOUNT })).toEqual({
+    balance: 50,
+  });
+}
+
 /** `text` without its op numbers, so that the numbers left are the versions it names. */
 function withoutOps(text: string): string {
   return text.replace(/\bops? \d+/g, 'op N');
@@ -147,13 +158,7 @@ describe('given five deposits of 10 acknowledged under ledger version 1 (last re
 
     const raw = await RawClient.connect(service.port);
     try {
-      expect((await retryLastDeposit(raw, deployment.history)).raw).toEqual(
-        deployment.history.last.raw,
-      );
-      const { session } = deployment.history;
-      expect(await queryResult(raw, session, 'ledger.balance', { account: ACCOUNT })).toEqual({
-        balance: 50,
-      });
+      await expectFirstFiveDeposits(raw, deployment.history);
     } finally {
       raw.destroy();
     }
@@ -168,13 +173,8 @@ describe('given five deposits of 10 acknowledged under ledger version 1 (last re
 
     const raw = await RawClient.connect(service.port);
     try {
-      expect((await retryLastDeposit(raw, deployment.history)).raw).toEqual(
-        deployment.history.last.raw,
-      );
+      await expectFirstFiveDeposits(raw, deployment.history);
       const { session } = deployment.history;
-      expect(await queryResult(raw, session, 'ledger.balance', { account: ACCOUNT })).toEqual({
-        balance: 50,
-      });
 
       const deposited = await commandOk(raw, session, LAST_DEPOSIT + 1, 'ledger.deposit', DEPOSIT);
       expect(outcomeOf(deposited)).toEqual({ ok: true, result: { balance: 59 } });

@@ -18,6 +18,7 @@ import {
   type ManifestVerdict,
   decodeManifest,
   encodeManifest,
+  manifestOf,
   retiredUnder,
   unsupportedBy,
 } from './code-manifest';
@@ -97,6 +98,8 @@ export class Applier {
   private readonly logger: EngineLogger;
   /** What this code provides: the manifests it can apply entries under. */
   readonly support: CodeSupport;
+  /** This code's own manifest: what boot journals when it differs from the one in force. */
+  readonly codeManifest: CodeManifest;
   /**
    * Replies computed and not yet compared with a REPLY_CHECK entry (or,
    * live, not yet recorded in one).
@@ -113,7 +116,7 @@ export class Applier {
   private restoredOpValue = 0;
   private restoredTimestampValue = 0n;
   private manifestValue: CodeManifest | undefined;
-  private dispatch: Dispatch = NO_MANIFEST_DISPATCH;
+  private dispatch: Dispatch;
   /** While replaying with nobody watching outcomes: cached replies are encoded on first read. */
   private deferReplies = false;
 
@@ -130,6 +133,8 @@ export class Applier {
       retiredStates: this.states.retired,
       retiredCommands: this.commands.retired,
     };
+    this.codeManifest = manifestOf(this.support);
+    this.dispatch = this.dispatchUnder(undefined);
   }
 
   get table(): ClientTable {
@@ -152,10 +157,6 @@ export class Applier {
    */
   get manifest(): CodeManifest | undefined {
     return this.manifestValue;
-  }
-  /** Every state's version in force at {@link commitOp}, by name. */
-  get versions(): Readonly<Record<string, number>> {
-    return this.dispatch.versions;
   }
   /** Op of the snapshot the state was restored from; 0 when it was built from genesis. */
   get restoredOp(): number {
@@ -281,30 +282,13 @@ export class Applier {
   ): ApplyOutcome {
     const verdict = this.tableValue.applicable(entry.client, entry.session, entry.request);
     if (verdict !== 'ok') return this.refuseAtApply(entry, verdict, ended);
-    const run = this.run;
-    const resultText = runCommandHandler(
-      this.commands,
-      entry,
-      this.handlerFailureLog,
-      decoded,
-      this.dispatch,
-      run,
-    );
+    const resultText = this.runHandler(entry, decoded);
     // Replay: the ring drops most replies before anyone asks, so the table
     // keeps an encoder and builds the reply (the same bytes) when first read.
     const reply = this.deferReplies
       ? undefined
       : replicatedReply(entry, Operation.Command, resultText);
-    if (run.rebuilt) {
-      this.unchecked.add(
-        entry.op,
-        run.pattern,
-        resultText,
-        reply,
-        run.state,
-        this.dispatch.versions,
-      );
-    }
+    this.noteReply(entry, resultText, reply);
     this.tableValue.commitReply(
       entry.op,
       entry.timestamp,
@@ -321,19 +305,28 @@ export class Applier {
   }
 
   private applySystemCommand(entry: JournalEntry, ended: EndedSession[]): ApplyOutcome {
-    const run = this.run;
-    const text = runCommandHandler(
+    const text = this.runHandler(entry, undefined);
+    this.noteReply(entry, text, undefined);
+    return { ...quietOutcome(entry, ended), result: Buffer.from(text) };
+  }
+
+  /** The handler of a COMMAND entry, under the code in force at its op (see {@link runCommandHandler}). */
+  private runHandler(entry: JournalEntry, decoded: CommandBody | undefined): string {
+    return runCommandHandler(
       this.commands,
       entry,
       this.handlerFailureLog,
-      undefined,
+      decoded,
       this.dispatch,
-      run,
+      this.run,
     );
-    if (run.rebuilt) {
-      this.unchecked.add(entry.op, run.pattern, text, undefined, run.state, this.dispatch.versions);
-    }
-    return { ...quietOutcome(entry, ended), result: Buffer.from(text) };
+  }
+
+  /** Keeps the reply of the run just made for the next REPLY_CHECK, unless it is not the entry's own. */
+  private noteReply(entry: JournalEntry, text: string, frame: Buffer | undefined): void {
+    const run = this.run;
+    if (!run.rebuilt) return;
+    this.unchecked.add(entry.op, run.pattern, text, frame, run.state, this.dispatch.versions);
   }
 
   /**
@@ -351,17 +344,24 @@ export class Applier {
 
   private setManifest(manifest: CodeManifest | undefined): void {
     this.manifestValue = manifest;
-    this.dispatch = manifest
-      ? {
-          commands: manifest.commands,
-          retired: new Set(
-            [...manifest.commands].filter((pattern) =>
-              retiredUnder(manifest, this.support, pattern),
-            ),
-          ),
-          versions: Object.freeze(Object.fromEntries(manifest.states)),
-        }
-      : NO_MANIFEST_DISPATCH;
+    this.dispatch = this.dispatchUnder(manifest);
+  }
+
+  /**
+   * What this code dispatches under `manifest`: its patterns, its versions,
+   * and every pattern this code retired (by name, or with its state).
+   */
+  private dispatchUnder(manifest: CodeManifest | undefined): Dispatch {
+    if (!manifest) return { ...NO_MANIFEST_DISPATCH, retired: this.commands.retired };
+    const retired = new Set(this.commands.retired);
+    for (const pattern of manifest.commands) {
+      if (retiredUnder(manifest, this.support, pattern)) retired.add(pattern);
+    }
+    return {
+      commands: manifest.commands,
+      retired,
+      versions: Object.freeze(Object.fromEntries(manifest.states)),
+    };
   }
 
   /**

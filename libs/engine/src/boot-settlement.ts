@@ -1,7 +1,7 @@
 import { EntryKind, type EntryDraft, InvalidEntryError, type Journal } from '@once/journal';
 import { type ApplyOutcome } from './apply-outcome';
 import { type Applier } from './applier';
-import { describeManifestChange, encodeManifest, manifestOf, sameManifest } from './code-manifest';
+import { describeManifestChange, encodeManifest, sameManifest } from './code-manifest';
 import { type EngineLogger } from './engine-logger';
 import {
   type EngineSettings,
@@ -129,7 +129,7 @@ export async function settleManifest(
   finalization: 'auto' | 'hold' = 'auto',
 ): Promise<void> {
   const { applier } = engine;
-  const code = manifestOf(applier.support);
+  const code = applier.codeManifest;
   const inForce = applier.manifest;
   if (inForce && sameManifest(code, inForce)) return;
   const change = describeManifestChange(inForce, code);

@@ -1,7 +1,7 @@
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
-import { EntryKind, SUBLEVEL_NAMES } from '@once/journal';
+import { EntryKind, InvalidEntryError, SUBLEVEL_NAMES } from '@once/journal';
 import {
   Command,
   EvictionReason,
@@ -382,6 +382,20 @@ describe('Engine (the apply path)', () => {
     ]);
   });
 
+  it('given a REPLY_CHECK held for the next request, when the journal refuses that request, then the check is written alone', async () => {
+    await register(ALICE);
+    await command(ALICE, 'kv.put', { key: 'k', value: 'v' });
+    const before = test.node.journal.lastOp;
+    const invalid = {
+      ...commandDraft(ALICE, 1, 1, 2, 'kv.put', {}),
+      requestChecksum: Buffer.alloc(3),
+    };
+    expect(() => test.engine.submit(invalid)).toThrow(InvalidEntryError);
+    await eventuallyDurableOf(test.node.journal, before + 1);
+    const [check] = await firstBatch(test.node.journal.readBatches(before + 1, 1));
+    expect(check.kind).toBe(EntryKind.ReplyCheck);
+  });
+
   it('journals a change of limits at boot and applies it to the table (evicting the excess)', async () => {
     await register(ALICE);
     await register(BOB);
@@ -556,3 +570,16 @@ describe('Engine fail-stop', () => {
     }
   });
 });
+
+/** Waits until the journal made `op` durable (a bound, not a timing assertion). */
+async function eventuallyDurableOf(journal: { durableOp: number }, op: number): Promise<void> {
+  for (let waited = 0; journal.durableOp < op; waited += 5) {
+    if (waited > 10_000) throw new Error(`op ${op} never became durable`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function firstBatch<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
+  for await (const batch of batches) return batch;
+  return [];
+}

@@ -5,7 +5,6 @@ import {
   type EntryDraft,
   InvalidEntryError,
   type Journal,
-  assertValidDraft,
   type JournalEntry,
 } from '@once/journal';
 import { type ClientId, type EvictionReason, ZERO_CLIENT_ID, okBody } from '@once/protocol';
@@ -235,7 +234,7 @@ export class Engine {
     }
     let op: number;
     try {
-      if (this.replyChecks) this.journalReplyChecks(draft);
+      if (this.replyChecks) this.journalReplyChecks(true);
       const entry = this.journal.enqueue(draft);
       op = entry.op;
       if (decoded) this.decodedBodies.set(op, { entry, body: decoded });
@@ -383,19 +382,17 @@ export class Engine {
 
   /**
    * Journals the checksums of the replies applied since the last
-   * REPLY_CHECK, ahead of `next` (the entry being submitted), so they ride
-   * in its group: no sync of their own. Best effort: a journal that refuses
+   * REPLY_CHECK; `withNext`: ahead of the entry being submitted, so they
+   * ride in its group with no sync of their own. Best effort: a journal that refuses
    * it now leaves those replies unrecorded (a replay then cannot check them).
-   * The check waits for `next` only when `next` will be taken: otherwise
-   * nothing would start its write.
+   * Should the journal refuse `next`, it writes the check alone.
    */
-  private journalReplyChecks(next?: EntryDraft): void {
+  private journalReplyChecks(withNext: boolean): void {
     // Before any manifest is in force an older build may still apply this
     // journal (a cluster mid-upgrade): it could not read a REPLY_CHECK.
     if (this.applier.unchecked.newCount === 0 || this.applier.manifest === undefined) return;
     const body = this.applier.unchecked.encodeNew();
     if (!body) return;
-    const withNext = next !== undefined && this.journalTakes(next);
     try {
       this.journal.enqueue(systemDraft(EntryKind.ReplyCheck, body), { withNext });
     } catch {
@@ -412,18 +409,7 @@ export class Engine {
    */
   private flushReplyChecks(): void {
     if (this.roleValue !== SINGLE_NODE_ROLE || this.failure) return;
-    this.journalReplyChecks();
-  }
-
-  /** Whether the journal will take `draft` (valid, and within its entry capacity). */
-  private journalTakes(draft: EntryDraft): boolean {
-    try {
-      assertValidDraft(draft);
-    } catch {
-      return false;
-    }
-    const max = this.journal.entryBodyBytesMax;
-    return max === undefined || draft.body.byteLength <= max;
+    this.journalReplyChecks(false);
   }
 
   /** What admission decoded of `entry`'s body, when `entry` is the one it submitted. */

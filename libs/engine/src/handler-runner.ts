@@ -20,14 +20,14 @@ export interface Dispatch {
    */
   readonly commands: ReadonlySet<string> | undefined;
   /**
-   * Patterns of the manifest in force that this code retired, by name or
-   * with their state (see `retiredUnder`).
+   * Patterns this code retired: by name, and those of the manifest in force
+   * whose state it retired (see `retiredUnder`).
    */
   readonly retired: ReadonlySet<string>;
   readonly versions: Readonly<Record<string, number>>;
 }
 
-/** A journal before its first MANIFEST entry. */
+/** A journal before its first MANIFEST entry, read by code that retired nothing. */
 export const NO_MANIFEST_DISPATCH: Dispatch = Object.freeze({
   commands: undefined,
   retired: new Set<string>(),
@@ -97,7 +97,7 @@ export function runCommandHandler(
     return errorBodyText(code, message, rpcError);
   }
   const pattern = body.pattern;
-  if (commands.retired.has(pattern) || dispatch.retired.has(pattern)) {
+  if (dispatch.retired.has(pattern)) {
     if (run) run.rebuilt = false;
     return errorBodyText(
       EngineRefusal.CommandRetired,

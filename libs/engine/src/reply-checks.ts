@@ -91,7 +91,14 @@ export class UncheckedReplies {
   private readonly ops: Float64Array;
   private readonly patterns: Array<string | undefined>;
   private readonly texts: Array<string | undefined>;
-  private readonly frames: Array<Buffer | undefined>;
+  /**
+   * Each slot's reply checksum (16 bytes at `slot * 16`), copied from its
+   * frame at {@link add} or hashed from its text on first use: the ring
+   * keeps no frame alive.
+   */
+  private readonly checksums: Buffer;
+  /** 1 where {@link checksums} holds the slot's checksum already. */
+  private readonly hashed: Uint8Array;
   private readonly states: Array<string | undefined>;
   private readonly versions: Array<Readonly<Record<string, number>> | undefined>;
   /** Slots written so far (monotonic); slot `n` lives at `n % capacity`. */
@@ -103,7 +110,8 @@ export class UncheckedReplies {
     this.ops = new Float64Array(capacity);
     this.patterns = new Array<string | undefined>(capacity);
     this.texts = new Array<string | undefined>(capacity);
-    this.frames = new Array<Buffer | undefined>(capacity);
+    this.checksums = Buffer.alloc(capacity * CHECKSUM_BYTES);
+    this.hashed = new Uint8Array(capacity);
     this.states = new Array<string | undefined>(capacity);
     this.versions = new Array<Readonly<Record<string, number>> | undefined>(capacity);
   }
@@ -131,7 +139,17 @@ export class UncheckedReplies {
     this.ops[slot] = op;
     this.patterns[slot] = pattern;
     this.texts[slot] = text;
-    this.frames[slot] = frame;
+    if (frame) {
+      frame.copy(
+        this.checksums,
+        slot * CHECKSUM_BYTES,
+        FRAME_CHECKSUM_BODY_OFFSET,
+        FRAME_CHECKSUM_BODY_OFFSET + CHECKSUM_BYTES,
+      );
+      this.hashed[slot] = 1;
+    } else {
+      this.hashed[slot] = 0;
+    }
     this.states[slot] = state;
     this.versions[slot] = versions;
     this.written++;
@@ -141,7 +159,7 @@ export class UncheckedReplies {
   clear(): void {
     this.patterns.fill(undefined);
     this.texts.fill(undefined);
-    this.frames.fill(undefined);
+    this.hashed.fill(0);
     this.states.fill(undefined);
     this.versions.fill(undefined);
     this.written = 0;
@@ -233,31 +251,27 @@ export class UncheckedReplies {
   }
 
   private checksumEquals(slot: number, body: Buffer, at: number): boolean {
-    const frame = this.frames[slot];
-    const source = frame ?? this.scratchChecksum(slot);
-    const from = frame ? FRAME_CHECKSUM_BODY_OFFSET : 0;
+    const from = this.checksumAt(slot);
+    const checksums = this.checksums;
     for (let i = 0; i < CHECKSUM_BYTES; i++) {
-      if (source[from + i] !== body[at + i]) return false;
+      if (checksums[from + i] !== body[at + i]) return false;
     }
     return true;
   }
 
-  /** A slot's checksum computed from its text, in a buffer reused for each. */
-  private scratchChecksum(slot: number): Buffer {
-    this.scratch ??= Buffer.allocUnsafe(CHECKSUM_BYTES);
-    checksumInto(Buffer.from(this.texts[slot]!, 'utf8'), this.scratch, 0);
-    return this.scratch;
+  private checksumInto(slot: number, out: Buffer, at: number): void {
+    const from = this.checksumAt(slot);
+    this.checksums.copy(out, at, from, from + CHECKSUM_BYTES);
   }
 
-  private scratch: Buffer | undefined;
-
-  private checksumInto(slot: number, out: Buffer, at: number): void {
-    const frame = this.frames[slot];
-    if (frame) {
-      frame.copy(out, at, FRAME_CHECKSUM_BODY_OFFSET, FRAME_CHECKSUM_BODY_OFFSET + CHECKSUM_BYTES);
-    } else {
-      checksumInto(Buffer.from(this.texts[slot]!, 'utf8'), out, at);
+  /** Where the slot's checksum is in {@link checksums}, hashing its text the first time. */
+  private checksumAt(slot: number): number {
+    const from = slot * CHECKSUM_BYTES;
+    if (this.hashed[slot] === 0) {
+      checksumInto(Buffer.from(this.texts[slot]!, 'utf8'), this.checksums, from);
+      this.hashed[slot] = 1;
     }
+    return from;
   }
 }
 

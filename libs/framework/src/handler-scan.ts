@@ -1,4 +1,4 @@
-import { type CommandHandler, type StateDeclaration } from '@once/engine';
+import { type CommandHandler, type ModuleState, type StateDeclaration } from '@once/engine';
 import { type ReplicatedStateMetadata } from './decorators/replicated-state.decorator';
 import { type ParamSlot, argumentsFor } from './decorators/param-layout';
 import { patternLabel } from './once-pattern';
@@ -72,7 +72,7 @@ export function scanHandlers(
     seen.add(instance);
     const declared = stateMetadataOf(instance.constructor);
     if (declared !== undefined) {
-      states.push([declared.name, instance as never, declared.version]);
+      states.push([declared.name, instance as ModuleState, declared.version]);
     }
 
     for (const methodKey of methodNamesOf(instance)) {

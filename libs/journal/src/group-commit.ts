@@ -136,6 +136,14 @@ export class GroupCommit<TOperation> {
     return group;
   }
 
+  /**
+   * Starts the write of entries held for a next one (`withNext`) that did
+   * not come; nothing when a write is in flight (they go with the next group).
+   */
+  writeHeld(): void {
+    if (this.#writing === undefined && this.#collecting !== undefined) this.#startWrite();
+  }
+
   /** Subscribes to synced groups; returns the unsubscribe function. */
   onDurable(listener: DurableListener): () => void {
     this.#durableListeners = [...this.#durableListeners, listener];

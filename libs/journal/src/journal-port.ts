@@ -67,8 +67,9 @@ export interface Journal {
    *
    * `options.withNext`: the caller enqueues another entry in the same turn,
    * and this one must share its write (a node's REPLY_CHECK ahead of the
-   * request that carries it): no write starts for this entry alone. A
-   * backend that groups entries over a turn anyway may ignore it.
+   * request that carries it): no write starts for this entry alone. When
+   * that next entry is refused, the held one is written alone. A backend
+   * that groups entries over a turn anyway may ignore it.
    */
   enqueue(draft: EntryDraft, options?: EnqueueOptions): JournalEntry;
 

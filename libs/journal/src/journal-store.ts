@@ -440,9 +440,16 @@ export class JournalStore implements Journal {
    * promises per entry on the hot path. Throws where `append` would reject.
    */
   enqueue(draft: EntryDraft, options?: EnqueueOptions): JournalEntry {
-    const { entry, put } = this.#prepare(draft);
-    this.#commit.enqueue(entry, put, options?.withNext === true);
-    return entry;
+    let prepared: { entry: JournalEntry; put: JournalPut };
+    try {
+      prepared = this.#prepare(draft);
+    } catch (error) {
+      // The entry that was to carry a held one is refused: the held one goes alone.
+      this.#commit.writeHeld();
+      throw error;
+    }
+    this.#commit.enqueue(prepared.entry, prepared.put, options?.withNext === true);
+    return prepared.entry;
   }
 
   /**

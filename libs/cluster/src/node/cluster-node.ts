@@ -12,7 +12,6 @@ import {
   SILENT_LOGGER,
   type WriteRole,
   journalStoreOptions,
-  manifestOf,
   nodeEngine,
   replayPhase,
   sameManifest,
@@ -286,7 +285,7 @@ export class ClusterNode implements WriteRole, TermHost {
   private async trySettleCode(): Promise<void> {
     const { engine } = this;
     if (!this.term || this.term.ended || engine.phase === 'failed' || !this.#bucket) return;
-    const code = manifestOf(engine.applier.support);
+    const code = engine.applier.codeManifest;
     const inForce = engine.applier.manifest;
     if (inForce && sameManifest(code, inForce)) return;
     if (this.options.upgradeFinalization === 'hold') {
