@@ -104,4 +104,30 @@ describe('UncheckedReplies', () => {
     body.writeUInt32LE(1, 0);
     expect(() => lastCheckedOp(body)).toThrow(ReplyCheckInvalidError);
   });
+  it('given a ring that wrapped, then a check of recent ops is compared, and finds and misses by op', () => {
+    const ops = Array.from({ length: 29 }, (_, i) => 2 * i + 1); // 1, 3, …, 57: wraps a ring of 8
+    const replies = filled(8, ops, false);
+    const recorded = filled(8, [49, 51, 53], true).encodeNew()!;
+    expect(replies.firstDifference(recorded)).toBeUndefined();
+
+    expect(filled(8, [50, 53], false).firstDifference(recorded)).toBeUndefined();
+    const wrong = new UncheckedReplies(8);
+    for (const op of [51, 53, 55]) {
+      wrong.add(
+        op,
+        'ledger.deposit',
+        `{"ok":true,"result":${op === 53 ? 0 : op}}`,
+        undefined,
+        'ledger',
+        VERSIONS,
+      );
+    }
+    expect(replies.firstDifference(wrong.encodeNew()!)).toBe(53);
+
+    expect(replies.find(57)?.text).toBe('{"ok":true,"result":57}');
+    expect(replies.find(43)?.text).toBe('{"ok":true,"result":43}'); // the oldest still held
+    expect(replies.find(41)).toBeUndefined(); // overwritten
+    expect(replies.find(44)).toBeUndefined(); // never added
+    expect(replies.find(59)).toBeUndefined(); // not yet
+  });
 });

@@ -205,29 +205,20 @@ export class UncheckedReplies {
 
   /** What the reply at `op` was made from, while the ring holds it. */
   find(op: number): ComputedReply | undefined {
-    const oldest = Math.max(0, this.written - this.capacity);
-    let low = oldest;
-    let high = this.written - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const slot = middle % this.capacity;
-      const at = this.ops[slot];
-      if (at === op) {
-        const sum = Buffer.allocUnsafe(CHECKSUM_BYTES);
-        this.checksumInto(slot, sum, 0);
-        return {
-          op,
-          pattern: this.patterns[slot]!,
-          text: this.texts[slot]!,
-          state: this.states[slot],
-          versions: this.versions[slot]!,
-          checksum: sum,
-        };
-      }
-      if (at < op) low = middle + 1;
-      else high = middle - 1;
-    }
-    return undefined;
+    const index = this.lowerBound(op);
+    if (index >= this.written) return undefined;
+    const slot = index % this.capacity;
+    if (this.ops[slot] !== op) return undefined;
+    const sum = Buffer.allocUnsafe(CHECKSUM_BYTES);
+    this.checksumInto(slot, sum, 0);
+    return {
+      op,
+      pattern: this.patterns[slot]!,
+      text: this.texts[slot]!,
+      state: this.states[slot],
+      versions: this.versions[slot]!,
+      checksum: sum,
+    };
   }
 
   /**
@@ -238,7 +229,10 @@ export class UncheckedReplies {
    */
   firstDifference(body: Buffer): number | undefined {
     const count = checkedCount(body);
-    let slotIndex = Math.max(0, this.written - this.capacity);
+    if (count === 0) return undefined;
+    // Start at the first op the body records: a scan from the ring's oldest
+    // slot would cost the whole ring at every check once it is full.
+    let slotIndex = this.lowerBound(readU64(body, 4));
     for (let i = 0, at = 4; i < count; i++, at += DIGEST_BYTES) {
       const op = readU64(body, at);
       while (slotIndex < this.written && this.ops[slotIndex % this.capacity] < op) slotIndex++;
@@ -248,6 +242,18 @@ export class UncheckedReplies {
       if (!this.checksumEquals(slot, body, at + 8)) return op;
     }
     return undefined;
+  }
+
+  /** The first written index, among those the ring still holds, whose op is `op` or later. */
+  private lowerBound(op: number): number {
+    let low = Math.max(0, this.written - this.capacity);
+    let high = this.written;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.ops[middle % this.capacity] < op) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   private checksumEquals(slot: number, body: Buffer, at: number): boolean {
