@@ -79,7 +79,9 @@ describe('given three once nodes running version 1 of the ledger under pipelined
       await deploy(cluster, index, 2);
       await cluster.kill(index);
       if (step < order.length - 1) {
-        // Then, while a version-1 node lives, the new version is not in force
+        // Then, while the leader still runs version 1, deposits keep the old rule
+        // (that no version-2 leader finalises past a live version-1 node is
+        // code-finalization.spec's)
         expect(await rule()).toBe(1);
       }
       await cluster.restart(index);
