@@ -150,7 +150,20 @@ export class OnceRuntime
     return this.readyPromise;
   }
 
-  async onModuleInit(): Promise<void> {
+  /**
+   * Opens the data directory, once per application: NestJS runs module
+   * hooks again on some of its documented start-up paths (`init()` then
+   * `listen()`; a hybrid app's microservice with `deferInitialization`), and
+   * a second open would find the directory locked by this very process.
+   */
+  onModuleInit(): Promise<void> {
+    this.opening ??= this.openOnce();
+    return this.opening;
+  }
+
+  private opening: Promise<void> | undefined;
+
+  private async openOnce(): Promise<void> {
     try {
       await this.open();
     } catch (error) {
@@ -212,6 +225,7 @@ export class OnceRuntime
   }
 
   private verification: Promise<ReplayVerification> | undefined;
+  private booted = false;
 
   /** With `verifyOnly`: the result of replaying the whole journal (see verifyReplay). */
   whenVerified(): Promise<ReplayVerification> {
@@ -220,7 +234,10 @@ export class OnceRuntime
     return this.verification;
   }
 
+  /** Boots the node (replay, then serve), once per application however often NestJS calls the hook. */
   onApplicationBootstrap(): void {
+    if (this.booted) return;
+    this.booted = true;
     if (this.options.verifyOnly) {
       this.verification = verifyReplay(this.journal, this.engine);
       this.verification.catch(() => undefined);
@@ -244,7 +261,8 @@ export class OnceRuntime
   }
 
   beforeApplicationShutdown(signal?: string): void {
-    if (!this.nodeValue || this.options.verifyOnly) return;
+    if (!this.nodeValue || this.options.verifyOnly || this.stopAnnounced) return;
+    this.stopAnnounced = true;
     const cause = signal ?? 'close';
     this.logger.log(
       new LogEvent(
@@ -255,7 +273,16 @@ export class OnceRuntime
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Stops the node, once however often NestJS calls the hook (a hybrid app closes each of its parts). */
+  onApplicationShutdown(): Promise<void> {
+    this.stopping ??= this.stopOnce();
+    return this.stopping;
+  }
+
+  private stopping: Promise<void> | undefined;
+  private stopAnnounced = false;
+
+  private async stopOnce(): Promise<void> {
     this.bootSubscription?.unsubscribe();
     // A verification writes nothing, not even the snapshot a stop takes.
     if (this.nodeValue) await this.nodeValue.stop({ snapshot: !this.options.verifyOnly });

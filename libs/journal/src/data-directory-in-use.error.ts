@@ -13,7 +13,14 @@ export class DataDirectoryInUseError extends Error {
   constructor(
     readonly dir: string,
     options?: ErrorOptions,
+    /** Who holds the lock: another process, or an open store of this one (an earlier open not yet closed). */
+    readonly holder: 'another-process' | 'this-process' = 'another-process',
   ) {
-    super(`data directory ${dir} is in use by another process (LevelDB lock held)`, options);
+    super(
+      holder === 'this-process'
+        ? `data directory ${dir} is already open in this process (LevelDB lock held): close the earlier store first`
+        : `data directory ${dir} is in use by another process (LevelDB lock held)`,
+      options,
+    );
   }
 }

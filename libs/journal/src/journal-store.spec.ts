@@ -258,7 +258,7 @@ describe('JournalStore', () => {
     expect(error).toBeInstanceOf(DataDirectoryInUseError);
     expect(error).toMatchObject({
       code: 'DATA_DIR_IN_USE',
-      message: `data directory ${dir} is in use by another process (LevelDB lock held)`,
+      message: `data directory ${dir} is already open in this process (LevelDB lock held): close the earlier store first`,
     });
     await store.close();
     // Released on close.

@@ -955,7 +955,9 @@ async function initializeLevelDb(leveldb: string, nodeSecret: Buffer): Promise<v
 
 /** Why LevelDB would not open the data directory, as an error that says so. */
 async function openFailure(paths: DataDirectoryPaths, error: unknown): Promise<Error> {
-  if (isLockError(error)) return new DataDirectoryInUseError(paths.dir, { cause: error });
+  if (isLockError(error)) {
+    return new DataDirectoryInUseError(paths.dir, { cause: error }, lockHolder(error));
+  }
   const manifest = await neverCompletedManifest(paths.leveldb);
   if (manifest !== undefined) {
     return new DataDirectoryIncompleteError(paths.dir, manifest, { cause: error });
@@ -987,6 +989,22 @@ function claimedOp(key: Buffer): number {
  * LEVEL_LOCKED. Duck-typed: errors made by native code or in another realm
  * (a test VM) are not `instanceof Error` here.
  */
+/**
+ * LevelDB tells a lock this process holds ("already held by process") from
+ * one another process holds (the OS refuses the file lock).
+ */
+function lockHolder(error: unknown): 'another-process' | 'this-process' {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const { message, cause } = current as { message?: unknown; cause?: unknown };
+    if (typeof message === 'string' && message.includes('already held by process')) {
+      return 'this-process';
+    }
+    current = cause;
+  }
+  return 'another-process';
+}
+
 function isLockError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
