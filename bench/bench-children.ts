@@ -37,6 +37,12 @@ export function spawnNode(
 export interface ProgramUser {
   readonly uid: number;
   readonly gid: number;
+  /**
+   * The working directory to start in: the caller's may be one this user
+   * cannot enter (a clone under a private home), and some programs
+   * (`initdb`, `postgres`) fail when they cannot.
+   */
+  readonly cwd?: string;
 }
 
 /**

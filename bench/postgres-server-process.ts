@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, chown, mkdir, stat } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { freePorts } from '@once/testing';
 import { type ProgramUser } from './bench-children';
@@ -24,7 +24,10 @@ const SEARCH_PATH_MODE = 0o011;
  * port of 127.0.0.1 only, trust authentication for the bench's user
  * `postgres`. When the bench runs as root, both run as the OS user
  * `postgres` (the data directory is chowned to it, and the directories above
- * it inside `reachableFrom` gain search permission).
+ * it inside `reachableFrom` gain search permission). Should that user not
+ * reach `reachableFrom` itself (a clone under a private directory such as
+ * `/root`: its modes are the owner's business, not the bench's), the server
+ * gets a directory of its own under `/var/tmp` instead, removed at stop.
  */
 export class PostgresServerProcess {
   private constructor(
@@ -32,6 +35,10 @@ export class PostgresServerProcess {
     readonly port: number,
     /** `postgres --version`. */
     readonly version: string,
+    /** The server's data directory. */
+    readonly dataDir: string,
+    /** A directory made outside the caller's, removed at {@link stop}. */
+    private readonly ownDir: string | undefined,
   ) {}
 
   /** Connection settings for `pg`: user `postgres`, database `postgres`. */
@@ -51,15 +58,16 @@ export class PostgresServerProcess {
         `the bench's PostgreSQL peer needs PostgreSQL 15, and ${postgres} does not run: ${INSTALL_HINT}`,
       );
     }
-    await mkdir(dir, { recursive: true });
-    const user = await runAsUser(dir, reachableFrom);
-    const dataDir = join(dir, 'data');
+    const placed = await placeFor(dir, reachableFrom);
+    const { user, ownDir } = placed;
+    const dataDir = join(placed.dir, 'data');
     const initdb = spawnSync(
       join(PG_BIN_DIR, 'initdb'),
       ['-D', dataDir, '--auth=trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync'],
       { encoding: 'utf8', ...user },
     );
     if (initdb.status !== 0) {
+      if (ownDir) await rm(ownDir, { recursive: true, force: true });
       throw new Error(`initdb -D ${dataDir} failed:\n${initdb.stdout}\n${initdb.stderr}`);
     }
     const [port] = await freePorts(1);
@@ -87,27 +95,44 @@ export class PostgresServerProcess {
       await child.waitForLog(READY, READY_TIMEOUT_MS);
     } catch (error) {
       await child.kill();
+      if (ownDir) await rm(ownDir, { recursive: true, force: true });
       throw error;
     }
-    return new PostgresServerProcess(child, port, probe.stdout.trim());
+    return new PostgresServerProcess(child, port, probe.stdout.trim(), dataDir, ownDir);
   }
 
   /**
    * Immediate shutdown (SIGQUIT: the postmaster ends its backends and exits
-   * without a checkpoint); the files go with the work directory.
+   * without a checkpoint); the files go with the work directory, or with
+   * the server's own directory when it has one.
    */
-  stop(): Promise<void> {
-    return this.child.kill('SIGQUIT');
+  async stop(): Promise<void> {
+    await this.child.kill('SIGQUIT');
+    if (this.ownDir) await rm(this.ownDir, { recursive: true, force: true });
   }
 }
 
+/** Where the server's files go, and as whom it runs. */
+interface Placement {
+  readonly dir: string;
+  readonly user: ProgramUser | undefined;
+  /** Set when `dir` is a directory of the server's own, outside the caller's. */
+  readonly ownDir: string | undefined;
+}
+
 /**
- * As root: the `postgres` OS user, owner of `dir`, with search permission on
- * the directories from `reachableFrom` down to `dir` (the bench's temporary
- * directory is private). Otherwise the bench's own user.
+ * As the bench's own user: `dir`. As root: `dir` run by the `postgres` OS
+ * user, owner of `dir`, with search permission on the directories from
+ * `reachableFrom` down to `dir` (the bench's temporary directory is
+ * private); or, when that user cannot reach `reachableFrom` at all, a fresh
+ * directory under `/var/tmp` (on the disk of the root file system, as a
+ * clone usually is).
  */
-async function runAsUser(dir: string, reachableFrom: string): Promise<ProgramUser | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
+async function placeFor(dir: string, reachableFrom: string): Promise<Placement> {
+  if (process.getuid?.() !== 0) {
+    await mkdir(dir, { recursive: true });
+    return { dir, user: undefined, ownDir: undefined };
+  }
   const id = (flag: string) => spawnSync('id', [flag, PG_OS_USER], { encoding: 'utf8' });
   const uid = id('-u');
   const gid = id('-g');
@@ -116,12 +141,24 @@ async function runAsUser(dir: string, reachableFrom: string): Promise<ProgramUse
       `PostgreSQL refuses to run as root, and there is no OS user ${PG_OS_USER} to run it as: ${INSTALL_HINT}`,
     );
   }
-  const user = { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-  await chown(dir, user.uid, user.gid);
+  const ids = { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+  // From `reachableFrom` down the bench grants search permission; above it, it may not.
+  if (!canEnter(dirname(reachableFrom), ids)) {
+    const ownDir = await mkdtemp(join('/var/tmp', 'once-bench-pg-'));
+    await chown(ownDir, ids.uid, ids.gid);
+    return { dir: ownDir, user: { ...ids, cwd: ownDir }, ownDir };
+  }
+  await mkdir(dir, { recursive: true });
+  await chown(dir, ids.uid, ids.gid);
   for (let parent = dirname(dir); !relative(reachableFrom, parent).startsWith('..');) {
     await chmod(parent, ((await stat(parent)).mode & 0o7777) | SEARCH_PATH_MODE);
     if (parent === reachableFrom) break;
     parent = dirname(parent);
   }
-  return user;
+  return { dir, user: { ...ids, cwd: dir }, ownDir: undefined };
+}
+
+/** Whether the OS user `ids` can enter `dir` (every directory above it searchable to it). */
+function canEnter(dir: string, ids: { uid: number; gid: number }): boolean {
+  return spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', dir], { ...ids, cwd: '/' }).status === 0;
 }
