@@ -55,4 +55,35 @@ const build = spawnSync(
   [tsc, '-b', path.join(root, 'tsconfig.packages.json'), ...process.argv.slice(2)],
   { stdio: 'inherit' },
 );
+if (build.status === 0) linkBins();
 process.exit(build.status ?? 1);
+
+/**
+ * Links each workspace's `bin` into the root `node_modules/.bin`, as npm
+ * does for a dependency: at `npm ci` the outputs did not exist yet, so npm
+ * linked none, and `npx once` in this repository found nothing to run.
+ */
+function linkBins() {
+  const binDir = path.join(root, 'node_modules', '.bin');
+  for (const workspace of workspaces) {
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(root, workspace, 'package.json'), 'utf8'),
+    );
+    for (const [name, target] of Object.entries(manifest.bin ?? {})) {
+      const file = path.join(root, workspace, target);
+      if (!fs.existsSync(file)) continue;
+      fs.chmodSync(file, fs.statSync(file).mode | 0o111);
+      const link = path.join(binDir, name);
+      const relativeTarget = path.relative(
+        binDir,
+        path.join(root, 'node_modules', manifest.name, target),
+      );
+      fs.mkdirSync(binDir, { recursive: true });
+      if (fs.lstatSync(link, { throwIfNoEntry: false })) {
+        if (fs.readlinkSync(link) === relativeTarget) continue;
+        fs.unlinkSync(link);
+      }
+      fs.symlinkSync(relativeTarget, link);
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import { type Frame, checksum } from '@once/protocol';
 import { type ServiceProcess, bodyJson } from '@once/testing';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_PASSWORD, Connections, TestSession, startService } from '../support/wire';
 
@@ -327,5 +328,23 @@ describe('given the reference service run with a session that deposited twelve t
     expect(everything).toContain('users.create');
     expect(everything).not.toContain(ADMIN_PASSWORD);
     expect(everything).not.toContain(NEW_USER_PASSWORD);
+  });
+});
+
+describe('given this repository built (npm run build)', () => {
+  it('when `npx once --version` runs in it, then the CLI of libs/cli answers, with no install from a registry', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'libs/cli/package.json'), 'utf8')) as {
+      version: string;
+    };
+    const run = await new Promise<CliRun>((resolve) => {
+      execFile(
+        'npx',
+        ['--no-install', 'once', '--version'],
+        { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(run).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 });
