@@ -220,7 +220,8 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
     fail('logger', logger, 'an object with a warn(message) method, or false');
   }
   const onEvent = options.onEvent;
-  if (onEvent !== undefined && typeof onEvent !== 'function') fail('onEvent', onEvent, 'a function');
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    fail('onEvent', onEvent, 'a function');
   if (typeof options.username !== 'string') fail('username', options.username, 'a string');
   if (typeof options.password !== 'string') fail('password', options.password, 'a string');
   const clientId = options.clientId;

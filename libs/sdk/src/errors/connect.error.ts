@@ -16,7 +16,11 @@ export class ConnectError extends OnceError {
   readonly lastAnswer: NodeAnswer | undefined;
 
   constructor(message: string, options?: { cause?: unknown; lastAnswer?: NodeAnswer }) {
-    super('CONNECT_FAILED', message, options && 'cause' in options ? { cause: options.cause } : undefined);
+    super(
+      'CONNECT_FAILED',
+      message,
+      options && 'cause' in options ? { cause: options.cause } : undefined,
+    );
     this.lastAnswer = options?.lastAnswer;
   }
 }
