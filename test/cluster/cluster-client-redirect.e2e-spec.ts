@@ -52,7 +52,7 @@ describe('given one NATS server and three once nodes, over plain TCP', () => {
       password: ADMIN_PASSWORD,
       logger: false,
       ...options,
-    } as OnceClientOptions).catch((error: unknown) => error);
+    }).catch((error: unknown) => error);
     if (outcome instanceof OnceClient) {
       clients.push(outcome);
       throw new Error(`connect() bound a session on ${JSON.stringify(outcome.node)}`);
