@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ConnectError,
+  LeaderNotTrustedError,
   type NodeAddress,
   OnceClient,
   type OnceClientEvent,
@@ -41,6 +42,7 @@ async function connect(
     password: ADMIN_PASSWORD,
     maxInFlight: IN_FLIGHT,
     reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+    logger: false,
     ...extra,
   });
   const events: OnceClientEvent[] = [];
@@ -246,8 +248,22 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
     });
     afterAll(() => follower?.close());
 
-    it('when it is the only node configured, then the client learns B from it, keeps the follower, and binds on B', async () => {
-      const { client } = await connect([at(follower.port)]);
+    it('when it is the only node configured, then B, reported over plain TCP, is neither learnt nor followed: connect() fails at once with LEADER_NOT_TRUSTED naming the follower and B', async () => {
+      const before = follower.received.length;
+      const failure: unknown = await connect([at(follower.port)]).catch((error: unknown) => error);
+
+      expect(failure).toBeInstanceOf(LeaderNotTrustedError);
+      expect(failure).toMatchObject({
+        node: `127.0.0.1:${follower.port}`,
+        role: 'follower',
+        leader: `127.0.0.1:${b.port}`,
+      });
+      // PING (5) first, then the REGISTER (1) it answered NOT_READY; nothing more
+      expect(follower.received.slice(before)).toEqual([5, 1]);
+    });
+
+    it("when it is the only node configured and the client trusts any hint (trustLeaderHints: 'any'), then the client learns B from it, keeps the follower, and binds on B", async () => {
+      const { client } = await connect([at(follower.port)], { trustLeaderHints: 'any' });
       clients.push(client);
 
       expect(client.nodes).toEqual([at(follower.port), at(b.port)]);
@@ -256,22 +272,24 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
         account: 'learnt',
         balance: 0,
       });
-      // PING (5) first, then the REGISTER (1) it answered NOT_READY
-      expect(follower.received.slice(0, 2)).toEqual([5, 1]);
     });
 
-    it('when learning is turned off, then the follower is the only node (its NOT_READY naming B is not followed) and connect() keeps waiting on its NOT_READY', async () => {
+    it('when learning is turned off, then no PING is sent, and its NOT_READY naming B (not configured) fails connect() at once', async () => {
       const before = follower.received.length;
-      const connecting = connect([at(follower.port)], {
+      const failure: unknown = await connect([at(follower.port)], {
         learnNodes: false,
         reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 5 },
-      });
-      const failure: unknown = await connecting.catch((error: unknown) => error);
+      }).catch((error: unknown) => error);
 
-      expect(failure).toBeInstanceOf(ConnectError);
-      expect((failure as Error).message).toContain('no session bound after 5 reconnect attempts');
-      expect(follower.received.slice(before)).toContain(1);
-      expect(follower.received.slice(before)).not.toContain(5);
+      expect(failure).toBeInstanceOf(LeaderNotTrustedError);
+      expect(follower.received.slice(before)).toEqual([1]);
+    });
+
+    it('when B is configured too, then the client follows the hint there and binds', async () => {
+      const { client } = await connect([at(follower.port), at(b.port)], { learnNodes: false });
+      clients.push(client);
+
+      expect(client.node).toEqual(at(b.port));
     });
   });
 
@@ -306,7 +324,7 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
       expect(f.commands).toEqual([firstInDoubt]);
       expect(events).toContainEqual({
         type: 'disconnected',
-        reason: `127.0.0.1:${f.port} is not ready (NOT_READY); it names 127.0.0.1:${b.port} as the leader`,
+        reason: `127.0.0.1:${f.port} is a follower (NOT_READY); it names 127.0.0.1:${b.port} as the leader`,
       });
       // and the next connection went to B: G was never contacted
       expect(g.received).toEqual([]);
@@ -329,15 +347,22 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
       await g?.close();
     });
 
-    it('when a client is given one of them, then it follows one hint per round, keeps its backoff rounds, and connect() gives up after maxAttempts rounds', async () => {
+    it('when a client is given both, then it follows one hint per round, keeps its backoff rounds, and connect() gives up after maxAttempts rounds, keeping the last answer', async () => {
       const maxAttempts = 3;
-      const failure: unknown = await connect([at(f.port)], {
+      const failure: unknown = await connect([at(f.port), at(g.port)], {
         reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts },
       }).catch((error: unknown) => error);
 
       expect(failure).toBeInstanceOf(ConnectError);
       expect((failure as Error).message).toContain(
         `no session bound after ${maxAttempts} reconnect attempts`,
+      );
+      expect((failure as ConnectError).lastAnswer).toMatchObject({
+        status: 'NOT_READY',
+        role: 'follower',
+      });
+      expect((failure as Error).message).toMatch(
+        /is a follower \(NOT_READY\); it names 127\.0\.0\.1:\d+ as the leader/,
       );
       // Rounds 0 to maxAttempts, three REGISTERs each: the node a round starts
       // on, the one its hint names (followed at once), the next of the walk

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import {
   ClientProxy,
   type MsPattern,
@@ -49,7 +50,9 @@ interface LiveClient {
  *
  * Options are the SDK's (`OnceClientOptions`), passed through as they are:
  * `nodes: [{ host, port }, …]` in place of `host`/`port` lets the client fail
- * over between the nodes of a cluster.
+ * over between the nodes of a cluster. The SDK's `logger` defaults to a NestJS
+ * `Logger` (context `OnceClientProxy`): what a reconnect loop waits for (a
+ * node not ready, a leader the client does not trust) is logged there.
  *
  * - Patterns are normalised as NestJS does (`{ cmd: 'sum' }` is sent as
  *   `{"cmd":"sum"}`). A pattern the node's catalogue lists as a @Query is
@@ -80,7 +83,7 @@ export class OnceClientProxy extends ClientProxy<OnceClientProxyEvents> {
   constructor(options: OnceClientProxyOptions) {
     super();
     const { sdk, queries } = splitProxyOptions(options);
-    this.sdkOptions = sdk;
+    this.sdkOptions = { ...sdk, logger: sdk.logger ?? new Logger(OnceClientProxy.name) };
     this.queries = new Set(queries.map((pattern) => this.normalizePattern(pattern)));
   }
 
@@ -218,6 +221,7 @@ export class OnceClientProxy extends ClientProxy<OnceClientProxyEvents> {
         this.linkDown(live);
         return;
       case 'node':
+      case 'waiting':
       case 'reconnecting':
         return;
     }

@@ -4,7 +4,10 @@ export {
   type ReconnectOptions,
   DEFAULT_OPTIONS,
 } from './once-client-options';
-export { type OnceClientEvent, type ResumeHow } from './once-client-event';
+export { type OnceClientEvent, type ResumeHow, type WaitReason } from './once-client-event';
+export { type OnceClientLogger } from './client-logger';
+export { type LeaderHintTrust } from './leader-trust';
+export { type NodeAnswer } from './node-answer';
 export { type NodeAddress } from './node-address';
 export { type RecoveredRequest } from './recovered-request';
 export { PATTERN_CATALOGUE_QUERY, type PatternCatalogue } from './pattern-catalogue';
@@ -34,6 +37,7 @@ export { CommandRefusedError } from './errors/command-refused.error';
 export { RequestTimeoutError } from './errors/request-timeout.error';
 export { ClientClosedError } from './errors/client-closed.error';
 export { ConnectError } from './errors/connect.error';
+export { LeaderNotTrustedError } from './errors/leader-not-trusted.error';
 export { InvalidOptionsError } from './errors/invalid-options.error';
 export { InvalidPayloadError } from './errors/invalid-payload.error';
 export { InvalidReplyError } from './errors/invalid-reply.error';

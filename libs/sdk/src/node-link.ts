@@ -1,5 +1,5 @@
 import { connect, isIP, type Socket } from 'node:net';
-import { type ConnectionOptions, connect as connectTls } from 'node:tls';
+import { type ConnectionOptions, TLSSocket, connect as connectTls } from 'node:tls';
 import { type Frame, FrameDecoder } from '@once/protocol';
 
 /** What a link reports to its owner. */
@@ -69,6 +69,15 @@ export class NodeLink {
 
   get closed(): boolean {
     return this.closedValue;
+  }
+
+  /**
+   * The connection is TLS and the node's certificate verified against the
+   * client's trusted CAs (and its name, unless the options turned that off).
+   * False for plain TCP, and for TLS whose certificate was not verified.
+   */
+  get verified(): boolean {
+    return this.socket instanceof TLSSocket && this.socket.authorized;
   }
 
   /** Queues `frame` for this turn's write; ignored once closed. */

@@ -4,6 +4,18 @@ import { type ClientId } from '@once/protocol';
 export type ResumeHow = 'token' | 'register';
 
 /**
+ * What a client waits for before its next reconnect round (`waiting`):
+ * - `'no-connection'`: the node could not be reached, or the connection dropped
+ *   or bound nothing in time;
+ * - `'not-ready'`: the node answered NOT_READY (it replays or stops, or is a
+ *   cluster node that knows no leader, or whose hint was already followed);
+ * - `'leader-not-trusted'`: the node is a follower naming a leader the client
+ *   does not connect to (see `trustLeaderHints`); only a running client waits
+ *   for this, `connect()` fails with LeaderNotTrustedError instead.
+ */
+export type WaitReason = 'no-connection' | 'not-ready' | 'leader-not-trusted';
+
+/**
  * What `OnceClient.events$` reports. Informational: the SDK has already acted
  * on each (reconnected, resent, failed what was in doubt) when it is emitted.
  */
@@ -29,6 +41,24 @@ export type OnceClientEvent =
   | { readonly type: 'node'; readonly host: string; readonly port: number }
   /** The connection is gone; `reason` says why. The session is not (it is resumed). */
   | { readonly type: 'disconnected'; readonly reason: string }
+  /**
+   * The client waits `delayMs` before reconnect round `attempt` (1-based,
+   * consecutive since the last bind), and says why: `node` (`host:port`) is
+   * the node the last attempt went to, `reason` and `message` what it got
+   * there, `leader` the leader that node named, if any. Emitted at every wait,
+   * just before `reconnecting`, also during `connect()` (see the `onEvent`
+   * option); the client's `logger` gets a line for it at a rate that does not
+   * flood (the first, then at most one per 30 s).
+   */
+  | {
+      readonly type: 'waiting';
+      readonly reason: WaitReason;
+      readonly node: string;
+      readonly leader: string | undefined;
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly message: string;
+    }
   /**
    * A reconnect round (1-based, consecutive) starts after `delayMs`: one
    * attempt with a single node; with `nodes`, one attempt on each node in

@@ -14,6 +14,9 @@ describe('resolveOptions', () => {
       ...CREDENTIALS,
       nodes: [{ host: '127.0.0.1', port: 7700 }],
       learnNodes: false,
+      trustLeaderHints: 'tls',
+      logger: console,
+      onEvent: undefined,
       clientId: undefined,
       identityFile: undefined,
       maxInFlight: 8,
@@ -22,7 +25,35 @@ describe('resolveOptions', () => {
       connectTimeoutMs: 5_000,
       maxFrameBytes: 1024 * 1024,
       reconnect: DEFAULT_OPTIONS.reconnect,
+      tls: undefined,
     });
+  });
+
+  it('follows leader hints to configured nodes, or over verified TLS, by default; logs to the console', () => {
+    const resolved = resolveOptions(REQUIRED);
+    expect(resolved.trustLeaderHints).toBe('tls');
+    expect(resolved.logger).toBe(console);
+  });
+
+  it('takes trustLeaderHints configured/tls/any, a logger or false, and an onEvent callback', () => {
+    const logger = { warn: () => undefined };
+    const onEvent = () => undefined;
+    for (const trust of ['configured', 'tls', 'any'] as const) {
+      expect(resolveOptions({ ...REQUIRED, trustLeaderHints: trust }).trustLeaderHints).toBe(trust);
+    }
+    expect(resolveOptions({ ...REQUIRED, logger }).logger).toBe(logger);
+    expect(resolveOptions({ ...REQUIRED, logger: false }).logger).toBeUndefined();
+    expect(resolveOptions({ ...REQUIRED, onEvent }).onEvent).toBe(onEvent);
+  });
+
+  it('refuses an unknown trustLeaderHints, a logger without warn, and an onEvent that is not a function', () => {
+    expect(() => resolveOptions({ ...REQUIRED, trustLeaderHints: 'all' as never })).toThrow(
+      'option trustLeaderHints must be one of configured, tls, any, got all',
+    );
+    expect(() => resolveOptions({ ...REQUIRED, logger: {} as never })).toThrow(InvalidOptionsError);
+    expect(() => resolveOptions({ ...REQUIRED, onEvent: 'x' as never })).toThrow(
+      InvalidOptionsError,
+    );
   });
 
   it('keeps what is given, reconnect fields one by one', () => {

@@ -1,8 +1,11 @@
 import { type ConnectionOptions } from 'node:tls';
 import { type ClientId, DEFAULT_MAX_FRAME_BYTES, isClientId, ZERO_CLIENT_ID } from '@once/protocol';
 import { type BackoffSettings } from './backoff';
+import { type OnceClientLogger } from './client-logger';
 import { InvalidOptionsError } from './errors/invalid-options.error';
+import { LEADER_HINT_TRUSTS, type LeaderHintTrust } from './leader-trust';
 import { formatNodeAddress, isPort, type NodeAddress, sameNodeAddress } from './node-address';
+import { type OnceClientEvent } from './once-client-event';
 
 /** Reconnect backoff; see {@link Backoff} for the exact formula. */
 export interface ReconnectOptions {
@@ -34,7 +37,11 @@ export interface OnceClientOptions {
   port?: number;
   /**
    * Several nodes of one cluster, each `{ host, port }`, instead of
-   * `host`/`port`. Default: none (the single node of `host`/`port`).
+   * `host`/`port`. Default: none (the single node of `host`/`port`). List
+   * every node of the cluster, each as it advertises itself
+   * (`ONCE_ADVERTISE`): a follower sends the client to its leader only if
+   * the client may trust that address (`trustLeaderHints`), and over plain
+   * TCP that means it is listed here.
    *
    * The first connect tries them in this order. When the connection drops,
    * when a connect or a bind fails, or when a node answers NOT_READY (it
@@ -43,26 +50,66 @@ export interface OnceClientOptions {
    * without a bind (a round), it waits the `reconnect` backoff delay of that
    * round's number. So a dead node costs one `connectTimeoutMs`, not a
    * backoff step, and `reconnect.maxAttempts` counts rounds. A follower's
-   * NOT_READY that names its leader sends the next attempt there at once (at
-   * most once between two backoff delays, so nodes naming each other cannot
-   * keep the client from waiting). On whichever node answers, the session
-   * is resumed (resume token, else REGISTER of the same client id) and every
-   * in-doubt command is resent under its original request number.
-   * `connect()` rejects with ConnectError only when no node of the first
-   * round could be reached or bound (NOT_READY ones are waited for).
+   * NOT_READY that names a leader the client trusts sends the next attempt
+   * there at once (at most once between two backoff delays, so nodes naming
+   * each other cannot keep the client from waiting). On whichever node
+   * answers, the session is resumed (resume token, else REGISTER of the same
+   * client id) and every in-doubt command is resent under its original
+   * request number.
+   *
+   * `connect()` rejects with ConnectError when no node of the first round
+   * could be reached or bound, and with LeaderNotTrustedError when none bound
+   * and a follower named a leader the client does not trust (no retry: it
+   * would never serve). Nodes that answer NOT_READY naming no leader are
+   * waited for, each wait reported (`waiting` event, `logger`).
    */
   nodes?: ReadonlyArray<NodeAddress>;
+  /**
+   * Which leader hints the client follows (the leader a follower names in its
+   * NOT_READY, or a node in its PING reply) when the address is not one of
+   * its configured nodes (`nodes`, or `host`/`port`). The hint is read from
+   * the cluster's NATS, so anyone who can write there can forge it; the
+   * client would send its REGISTER (username and password) to it.
+   * - `'configured'`: only configured nodes are ever connected to;
+   * - `'tls'` (default): configured nodes, or any address named over a TLS
+   *   connection whose certificate the client verified (`tls` on, without
+   *   `rejectUnauthorized: false`); the new connection is verified TLS too;
+   * - `'any'`: any address, also over plain TCP. Only where the network and
+   *   the cluster's NATS are trusted.
+   * A hint that is not trusted is not connected to: `connect()` fails with
+   * LeaderNotTrustedError (naming the follower, its role and the leader);
+   * a running client waits and retries its configured nodes, saying so
+   * (`waiting` with reason `leader-not-trusted`).
+   */
+  trustLeaderHints?: LeaderHintTrust;
   /**
    * Learn nodes from the nodes themselves: at each connection the client
    * sends a PING, and a `leader` field in its reply (`host:port`, the address
    * the cluster's leader advertises) is added to the client's node list if
-   * it is new (at most 16 learnt addresses; a configured node is never
-   * removed). Absent, null or malformed `leader` fields are ignored. The
-   * leader a follower names in a NOT_READY is added the same way; with
-   * `learnNodes: false` it is followed only when it is one of `nodes`.
-   * Default: true with `nodes`, false with `host`/`port` (no PING is sent).
+   * it is new and trusted (`trustLeaderHints`: named over verified TLS, or
+   * `'any'`; at most 16 learnt addresses; a configured node is never
+   * removed). Absent, null or malformed `leader` fields are ignored. A leader
+   * named in a NOT_READY is added and followed under the same rule, whatever
+   * this option says. Default: true with `nodes`, false with `host`/`port`
+   * (no PING is sent).
    */
   learnNodes?: boolean;
+  /**
+   * Where the client says what its reconnect loop waits for (a node not
+   * ready, a leader it does not trust, no connection): a line at the first
+   * wait, then at most one per 30 s, each counting the waits it stands for,
+   * and one when a session is bound again; and one when a running client
+   * gives up. `console` and a NestJS `Logger` fit. `false`: no lines.
+   * Default: `console`.
+   */
+  logger?: OnceClientLogger | false;
+  /**
+   * Called with every event of `events$`, from the first connect attempt on:
+   * unlike a subscription to `events$`, it also sees what happens before
+   * `connect()` resolves (the `waiting` of a connect that waits for a node
+   * to be ready). An exception it throws is ignored. Default: none.
+   */
+  onEvent?: (event: OnceClientEvent) => void;
   /** Credentials of the REGISTER (kept: every resume by REGISTER needs them again). */
   username: string;
   password: string;
@@ -123,6 +170,9 @@ export interface ResolvedOptions {
   /** `nodes`, or the one node of `host`/`port`. */
   readonly nodes: readonly NodeAddress[];
   readonly learnNodes: boolean;
+  readonly trustLeaderHints: LeaderHintTrust;
+  readonly logger: OnceClientLogger | undefined;
+  readonly onEvent: ((event: OnceClientEvent) => void) | undefined;
   readonly username: string;
   readonly password: string;
   readonly clientId: ClientId | undefined;
@@ -138,6 +188,7 @@ export interface ResolvedOptions {
 
 export const DEFAULT_OPTIONS = {
   host: '127.0.0.1',
+  trustLeaderHints: 'tls',
   maxInFlight: 8,
   maxQueued: 1024,
   requestTimeoutMs: 30_000,
@@ -160,6 +211,17 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
   const nodes = resolveNodes(options);
   const learnNodes = options.learnNodes ?? options.nodes !== undefined;
   if (typeof learnNodes !== 'boolean') fail('learnNodes', learnNodes, 'a boolean');
+  const trustLeaderHints = options.trustLeaderHints ?? DEFAULT_OPTIONS.trustLeaderHints;
+  if (!LEADER_HINT_TRUSTS.includes(trustLeaderHints)) {
+    fail('trustLeaderHints', trustLeaderHints, `one of ${LEADER_HINT_TRUSTS.join(', ')}`);
+  }
+  const logger = options.logger === undefined ? console : options.logger || undefined;
+  if (logger !== undefined && typeof (logger as Partial<OnceClientLogger>).warn !== 'function') {
+    fail('logger', logger, 'an object with a warn(message) method, or false');
+  }
+  const onEvent = options.onEvent;
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    fail('onEvent', onEvent, 'a function');
   if (typeof options.username !== 'string') fail('username', options.username, 'a string');
   if (typeof options.password !== 'string') fail('password', options.password, 'a string');
   const clientId = options.clientId;
@@ -214,6 +276,9 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
   return {
     nodes,
     learnNodes,
+    trustLeaderHints,
+    logger,
+    onEvent,
     username: options.username,
     password: options.password,
     clientId,

@@ -96,10 +96,13 @@ export class OnceClient {
    *
    * Rejects with ConnectError when the node cannot be reached (with `nodes`:
    * when none of them could, each tried once in order; no further retry: the
-   * caller chooses), UnauthenticatedError, ClientOwnedByOtherUserError,
-   * IdentityFileCorruptError or InvalidOptionsError. NOT_READY (a node still
-   * replaying) is waited out with the reconnect backoff, trying the other
-   * nodes meanwhile.
+   * caller chooses), LeaderNotTrustedError when a follower names a leader the
+   * client may not connect to (`trustLeaderHints`) and no other node bound,
+   * UnauthenticatedError, ClientOwnedByOtherUserError,
+   * IdentityFileCorruptError or InvalidOptionsError. NOT_READY naming no
+   * leader (a node still replaying, a cluster between leaders) is waited out
+   * with the reconnect backoff, trying the other nodes meanwhile; each wait
+   * is reported (`waiting` event, seen through `onEvent`, and `logger`).
    */
   static async connect(options: OnceClientOptions): Promise<OnceClient> {
     const resolved = resolveOptions(options);

@@ -14,6 +14,7 @@ import { ConnectError } from './errors/connect.error';
 import { evictionError, replyMessage, statusError } from './errors/error-mapping';
 import { IdentityFileWriteError } from './errors/identity-file-write.error';
 import { InvalidReplyError } from './errors/invalid-reply.error';
+import { LeaderNotTrustedError } from './errors/leader-not-trusted.error';
 import { NotReadyError } from './errors/not-ready.error';
 import { OnceError } from './errors/once.error';
 import { OutcomeUnknownError } from './errors/outcome-unknown.error';
@@ -21,10 +22,12 @@ import { RequestTimeoutError } from './errors/request-timeout.error';
 import { sdkAssert } from './errors/sdk-assert';
 import { SessionEvictedError } from './errors/session-evicted.error';
 import { type IdentityPersister } from './identity-persister';
-import { type NodeAddress, formatNodeAddress } from './node-address';
+import { distrustOf } from './leader-trust';
+import { describeAnswer, type NodeAnswer } from './node-answer';
+import { type NodeAddress, formatNodeAddress, sameNodeAddress } from './node-address';
 import { type LinkHandler, NodeLink } from './node-link';
 import { NodeRotation } from './node-rotation';
-import { type OnceClientEvent } from './once-client-event';
+import { type OnceClientEvent, type WaitReason } from './once-client-event';
 import { type ResolvedOptions } from './once-client-options';
 import { leaderHintOf } from './not-ready-reply';
 import { CommandEntry, type QueryEntry, type Settler } from './pending-request';
@@ -34,6 +37,16 @@ import { commandOutcome, queryOutcome, type ReplyOutcome } from './reply-outcome
 import { pingFrame, queryFrame, registerFrame, replicatedFrame } from './request-frames';
 import { type RequestPipeline } from './request-pipeline';
 import { type SessionIdentity } from './session-identity';
+import { WaitLog } from './wait-log';
+
+/** Why an attempt on a node failed, for the `waiting` event and the errors that end a wait. */
+interface AttemptFailure {
+  readonly reason: WaitReason;
+  /** What the node answered, when it answered NOT_READY. */
+  readonly answer?: NodeAnswer;
+  /** A trusted leader hint to follow next. */
+  readonly follow?: NodeAddress;
+}
 
 /**
  * Where the connection stands:
@@ -96,6 +109,12 @@ export class SessionDriver implements LinkHandler {
   private readonly rotation: NodeRotation;
   /** Why each attempt of the current round failed, for the error of a first connect that failed. */
   private roundFailures: string[] = [];
+  /** A follower of the current round named a leader the client does not follow. */
+  private untrustedInRound: LeaderNotTrustedError | undefined;
+  /** The last NOT_READY answer since the last bind: kept by the error that ends the wait. */
+  private lastAnswer: NodeAnswer | undefined;
+  /** The log lines of the reconnect loop, rate-limited. */
+  private readonly waitLog: WaitLog;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private pumpScheduled = false;
@@ -114,6 +133,17 @@ export class SessionDriver implements LinkHandler {
   ) {
     this.registerInDoubt = registering;
     this.rotation = new NodeRotation(options.nodes, new Backoff(options.reconnect, random));
+    this.waitLog = new WaitLog(options.logger);
+    const onEvent = options.onEvent;
+    if (onEvent) {
+      this.events.subscribe((event) => {
+        try {
+          onEvent(event);
+        } catch {
+          // The caller's callback: its failure is not the session's.
+        }
+      });
+    }
   }
 
   /** The node the session is bound on; undefined while no connection is bound. */
@@ -265,7 +295,7 @@ export class SessionDriver implements LinkHandler {
         if (this.state.kind !== 'connecting') return;
         this.state = { kind: 'down' };
         const reason = `cannot connect to ${formatNodeAddress({ host, port })}: ${describe(error)}`;
-        this.nodeFailed(new ConnectError(reason, { cause: error }), false);
+        this.nodeFailed(new ConnectError(reason, { cause: error }), { reason: 'no-connection' });
       },
     );
   }
@@ -320,7 +350,10 @@ export class SessionDriver implements LinkHandler {
     this.state = { kind: 'bound', link };
     this.rotation.succeeded();
     this.roundFailures = [];
+    this.untrustedInRound = undefined;
+    this.lastAnswer = undefined;
     const { host, port } = this.rotation.current;
+    this.waitLog.bound(formatNodeAddress({ host, port }));
     this.events.next({ type: 'node', host, port });
     this.events.next(event);
     const starting = this.starting;
@@ -439,7 +472,7 @@ export class SessionDriver implements LinkHandler {
         this.onQueryReply(link, frame);
         return;
       case Operation.Ping:
-        this.onPingReply(frame);
+        this.onPingReply(link, frame);
         return;
       default:
         if (
@@ -582,11 +615,31 @@ export class SessionDriver implements LinkHandler {
     this.checkDrained();
   }
 
-  /** A PING reply (sent when learning nodes): its `leader`, if any, joins the node list. */
-  private onPingReply(frame: Frame): void {
+  /**
+   * A PING reply (sent when learning nodes): its `leader`, if any, joins the
+   * node list when the client may trust it (`trustLeaderHints`).
+   */
+  private onPingReply(link: NodeLink, frame: Frame): void {
     if (frame.header.status !== (Status.Ok as number)) return;
     const leader = leaderOf(frame.body);
-    if (leader) this.rotation.learn(leader);
+    if (leader && this.distrust(leader, link) === undefined) this.rotation.learn(leader);
+  }
+
+  /**
+   * Why the client does not follow `leader`, named over `link`, or
+   * `undefined` when it does (see `trustLeaderHints`). A learnt address was
+   * trusted when it was learnt, under the same policy. A TLS link counts as
+   * verified only when verification is also required of the next connection
+   * (`rejectUnauthorized` not false), so that following the hint keeps it.
+   */
+  private distrust(leader: NodeAddress, link: NodeLink): string | undefined {
+    const { tls, trustLeaderHints } = this.options;
+    return distrustOf(trustLeaderHints, {
+      configured: this.rotation.isConfigured(leader),
+      learnt: this.rotation.isKnown(leader),
+      verified: tls !== undefined && tls.rejectUnauthorized !== false && link.verified,
+      tls: tls !== undefined,
+    });
   }
 
   private onEviction(link: NodeLink, frame: Frame): void {
@@ -650,22 +703,41 @@ export class SessionDriver implements LinkHandler {
    * failure of any request: drop the link and send the same frames to the next
    * node (this one again after a backoff delay, when it is the only one). A
    * follower's reply may name its leader (`error.leader`): the next attempt
-   * then goes there at once ({@link NodeRotation.redirected}), an unknown
-   * address being added only when the client learns nodes.
+   * then goes there at once ({@link NodeRotation.redirected}) when the client
+   * may trust the address (`trustLeaderHints`); an address it may not trust
+   * is never connected to, and the answer is kept for the error that says so.
    */
   private retryLater(link: NodeLink, body: Uint8Array): void {
-    const leader = leaderHintOf(body);
-    const where = formatNodeAddress(this.rotation.current);
-    const reason = leader
-      ? `${where} is not ready (NOT_READY); it names ${formatNodeAddress(leader)} as the leader`
-      : `${where} is not ready (NOT_READY)`;
+    const current = this.rotation.current;
+    const hint = leaderHintOf(body);
+    const other = hint && !sameNodeAddress(hint, current) ? hint : undefined;
+    const answer: NodeAnswer = {
+      node: formatNodeAddress(current),
+      status: 'NOT_READY',
+      role: other ? 'follower' : 'none',
+      leader: hint && formatNodeAddress(hint),
+    };
+    this.lastAnswer = answer;
+    const why = other && this.distrust(other, link);
+    if (other && why) {
+      const error = new LeaderNotTrustedError(
+        { ...answer, leader: formatNodeAddress(other) },
+        this.options.trustLeaderHints,
+        why,
+      );
+      this.untrustedInRound = error;
+      this.dropLink(link, error.message);
+      this.nodeFailed(error, { reason: 'leader-not-trusted', answer });
+      return;
+    }
+    const reason = describeAnswer(answer);
     this.dropLink(link, reason);
-    this.nodeFailed(new NotReadyError(reason), true, leader);
+    this.nodeFailed(new NotReadyError(reason), { reason: 'not-ready', answer, follow: hint });
   }
 
   private linkLost(link: NodeLink, reason: string, error: OnceError): void {
     this.dropLink(link, reason);
-    this.nodeFailed(error, false);
+    this.nodeFailed(error, { reason: 'no-connection' });
   }
 
   private dropLink(link: NodeLink, reason: string): void {
@@ -683,42 +755,74 @@ export class SessionDriver implements LinkHandler {
 
   /**
    * The attempt on the current node failed, or its bound link dropped: go on
-   * to the next node (the `leader` a NOT_READY named, if any), at once inside
-   * a round, after the backoff delay when a new round starts. The first
-   * connect gives up when its round ends with no node bound and none
-   * answering NOT_READY; later, `reconnect.maxAttempts` bounds the rounds.
+   * to the next node (the trusted leader a NOT_READY named, if any), at once
+   * inside a round, after the backoff delay when a new round starts. The
+   * first connect gives up when its round ends with no node bound and a
+   * follower naming a leader the client does not trust (LeaderNotTrustedError:
+   * retrying would never reach it), or with none answering NOT_READY; later,
+   * `reconnect.maxAttempts` bounds the rounds. Every wait is reported: a
+   * `waiting` event, and a rate-limited log line.
    */
-  private nodeFailed(error: OnceError, notReady: boolean, leader?: NodeAddress): void {
+  private nodeFailed(error: OnceError, failure: AttemptFailure): void {
     if (this.stopped) return;
     const where = formatNodeAddress(this.rotation.current);
-    this.roundFailures.push(
-      error.message.includes(where) ? error.message : `${where}: ${error.message}`,
-    );
-    const next = leader
-      ? this.rotation.redirected(leader, this.options.learnNodes)
+    const message = error.message.includes(where) ? error.message : `${where}: ${error.message}`;
+    this.roundFailures.push(message);
+    const notReady = failure.reason !== 'no-connection';
+    const next = failure.follow
+      ? this.rotation.redirected(failure.follow)
       : this.rotation.failed(notReady);
     if (next.newRound) {
       const failures = this.roundFailures;
+      const untrusted = this.untrustedInRound;
       this.roundFailures = [];
+      this.untrustedInRound = undefined;
+      if (this.starting && untrusted) {
+        this.fail(untrusted);
+        return;
+      }
       if (this.starting && !next.notReadyInLastRound) {
         this.fail(failures.length > 1 ? noNodeBound(failures, error) : error);
         return;
       }
       const { maxAttempts } = this.options.reconnect;
       if (next.round > maxAttempts) {
-        this.fail(
-          new ConnectError(`no session bound after ${maxAttempts} reconnect attempts`, {
-            cause: error,
-          }),
-        );
+        this.fail(this.gaveUp(maxAttempts, message, error));
         return;
       }
+      const leader = failure.answer?.leader;
+      const waiting = {
+        type: 'waiting',
+        reason: failure.reason,
+        node: where,
+        leader,
+        attempt: next.round,
+        delayMs: next.delayMs,
+        message,
+      } as const;
+      this.waitLog.waiting(waiting);
+      this.events.next(waiting);
       this.events.next({ type: 'reconnecting', attempt: next.round, delayMs: next.delayMs });
     }
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.openLink();
     }, next.delayMs);
+  }
+
+  /**
+   * The error of `maxAttempts` rounds with no bind: the last failure, and the
+   * last answer a node gave (where the client was sent, or why not), so that
+   * it is not lost behind "no session bound".
+   */
+  private gaveUp(maxAttempts: number, last: string, cause: OnceError): ConnectError {
+    const answer = this.lastAnswer;
+    const told = answer ? describeAnswer(answer) : undefined;
+    const tail = told && !last.startsWith(told) ? `; the last answer: ${told}` : '';
+    return new ConnectError(
+      `no session bound after ${maxAttempts} reconnect attempts; the last: ${last}${tail}`,
+      { cause, lastAnswer: answer },
+    );
   }
 
   /**
@@ -740,7 +844,8 @@ export class SessionDriver implements LinkHandler {
     this.logoutEntry?.reject(error);
     const starting = this.starting;
     this.starting = undefined;
-    starting?.reject(error);
+    if (starting) starting.reject(error);
+    else this.waitLog.stopped(error.message);
     // No write here: the file already holds every command still in doubt.
     this.enterStopped();
   }
