@@ -20,12 +20,14 @@ export const TOO_DEEP = `[nested deeper than ${BODY_DEPTH_MAX} levels]`;
 /**
  * Keys whose values look like credentials: passwords in any casing or
  * compound (`password`, `newPassword`, `currentPassword`), secrets, salts,
- * password hashes and session tokens. A safety net under the declarations
- * (`@Command`'s `sensitive` option), never the decision: a name list
- * cannot know `apiKey` or `pin`, which is why undeclared command bodies
+ * password hashes, session tokens, API and private keys, authorization
+ * headers, card numbers and PINs. A safety net under the declarations
+ * (`@Command`'s `sensitive` option), never the decision: no name list knows
+ * every secret a module may hold, which is why undeclared command bodies
  * are withheld instead (see `entryView`).
  */
-const CREDENTIAL_KEY = /pass(word)?|secret|salt|hash|token|credential/i;
+const CREDENTIAL_KEY =
+  /pass(word)?|secret|salt|hash|token|credential|api[-_]?key|private[-_]?key|authori[sz]ation|card[-_]?number|^pin$|cvv|cvc/i;
 
 /** True when a field named `key` looks like a credential (see {@link CREDENTIAL_KEY}). */
 export function isCredentialKey(key: string): boolean {

@@ -18,7 +18,8 @@ import {
   createServer,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { type AddressInfo } from 'node:net';
+import { type AddressInfo, type Socket } from 'node:net';
+import { ConnectionCap } from './connection-cap';
 import { hostAllowed } from './host-check';
 import { JOURNAL_WAIT_MS_MAX, JournalFeed } from './journal-feed';
 import { journalQueryOf } from './journal-query';
@@ -49,7 +50,10 @@ export interface OperationsHttpOptions {
   readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
   /** Host names answered besides IP literals and `localhost` (see `hostAllowed`). Default none. */
   readonly allowedHosts?: readonly string[];
-  /** Open connections at most; a new one beyond is closed at once. Default 256. */
+  /**
+   * Open connections at most; beyond it the oldest idle one is closed (see
+   * `ConnectionCap`), or the new one when all are serving. Default 256.
+   */
   readonly connectionsMax?: number;
   /** A connection must send a request's headers within this; idle keep-alives close sooner. Default 10 s. */
   readonly headersTimeoutMs?: number;
@@ -82,8 +86,8 @@ const FEED_BUSY_RETRY_AFTER_S = 1;
  * no HTTP platform, and a few read-only routes do not justify adding Express.
  *
  * It shares the process, and its file descriptors, with the client port, so
- * it bounds what it holds: connections beyond `connectionsMax` are closed on
- * accept, a connection that sends no request headers in time is closed, and
+ * it bounds what it holds: at most `connectionsMax` connections (see
+ * {@link ConnectionCap}), a connection that sends no request headers in time is closed, and
  * long-polls beyond `feedWaitersMax` are answered 503. Every request is
  * checked, in this order: its `Host` (DNS rebinding: 403 HOST_NOT_ALLOWED),
  * its credential (401 UNAUTHORIZED with `WWW-Authenticate`), then routed.
@@ -143,8 +147,11 @@ export class OperationsHttpServer implements OnModuleInit, OnApplicationShutdown
     const server = this.options.tls
       ? createHttpsServer({ ...serverOptions, ...this.options.tls }, listener)
       : createServer(serverOptions, listener);
-    // Beyond the cap node closes a new socket as soon as it is accepted: its descriptor is freed.
-    server.maxConnections = this.options.connectionsMax ?? CONNECTIONS_MAX_DEFAULT;
+    const cap = new ConnectionCap(this.options.connectionsMax ?? CONNECTIONS_MAX_DEFAULT);
+    server.on('connection', (socket: Socket) => cap.admit(socket));
+    server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+      cap.track(request, response),
+    );
     server.on('clientError', (_error, socket) => socket.destroy());
     this.server = server;
     await new Promise<void>((resolve, reject) => {
