@@ -5,9 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type IncomingHttpHeaders, request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commandOk, registerOk } from '../support/sessions';
+import { makeCertificateAuthority, makeServerCertificate } from '../support/tls-certificates';
 import { ADMIN_PASSWORD } from '../support/wire';
 
 const ROOT = join(__dirname, '../..');
@@ -292,6 +294,19 @@ describe('given the reference service with the journal feed on, protected by an 
     expect(withToken.stdout).not.toContain(token);
   });
 
+  it('when `once status --metrics-url` scrapes /metrics, then it needs the token file, and reads the sessions gauge with it', async () => {
+    const url = `http://127.0.0.1:${metricsPort}/metrics`;
+    const args = ['status', '--port', String(service.port), '--metrics-url', url, '--json'];
+    const without = await cli(...args);
+    expect(without.code).toBe(1);
+    expect(JSON.parse(without.stdout)).toMatchObject({
+      error: { code: 'METRICS_UNREACHABLE', message: expect.stringContaining('HTTP 401') },
+    });
+    const withToken = await cli(...args, '--operations-token-file', tokenFile);
+    expect(withToken.code).toBe(0);
+    expect(JSON.parse(withToken.stdout)).toMatchObject({ sessions: expect.any(Number) });
+  });
+
   it('then, on the stopped directory, `journal show` and `journal tail` print the deep entry, bodies withheld unless --show-bodies', async () => {
     // Given
     await client.close();
@@ -377,4 +392,84 @@ describe('given the journal feed on and no operations token', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('given the operations listener serving HTTPS, /metrics and /health open (scope journal)', () => {
+  let dir: string;
+  let service: ServiceProcess;
+  let metricsPort: number;
+  let ca: Buffer;
+  let caFile: string;
+  let tokenFile: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'once-ops-tls-'));
+    const authority = makeCertificateAuthority(dir);
+    const server = makeServerCertificate(dir, { host: '127.0.0.1', signedBy: authority });
+    ca = authority.cert;
+    caFile = authority.certFile;
+    ({ file: tokenFile } = await tokenFileIn(dir));
+    [metricsPort] = await freePorts(1);
+    service = await ServiceProcess.start({
+      dataDir: join(dir, 'data'),
+      env: {
+        ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        ONCE_METRICS_PORT: String(metricsPort),
+        ONCE_OPERATIONS_TLS_KEY_FILE: server.keyFile,
+        ONCE_OPERATIONS_TLS_CERT_FILE: server.certFile,
+        ONCE_OPERATIONS_TOKEN_FILE: tokenFile,
+        ONCE_OPERATIONS_AUTH_SCOPE: 'journal',
+        ONCE_JOURNAL_FEED: 'on',
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('when a client trusting its CA asks over HTTPS, then it answers; plain HTTP gets nothing', async () => {
+    // When
+    const live = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(
+        { host: '127.0.0.1', port: metricsPort, path: '/health/live', ca, agent: false },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    const plain = get(metricsPort, '/health/live').then(
+      (answer) => answer.status,
+      (error: Error) => error.message,
+    );
+
+    // Then
+    expect(live).toBe(200);
+    expect(await plain).not.toBe(200);
+  });
+
+  it('when `once status --metrics-url` scrapes it, then the sessions gauge is read without a credential (scope journal)', async () => {
+    const run = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [
+          CLI,
+          'status',
+          '--port',
+          String(service.port),
+          '--metrics-url',
+          `https://127.0.0.1:${metricsPort}/metrics`,
+          '--json',
+        ],
+        { cwd: ROOT, timeout: 30_000, env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile } },
+        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+      );
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ready: true, sessions: expect.any(Number) });
+  });
 });

@@ -32,11 +32,19 @@ export function operationsOptionsOf(config: ServerConfig): OperationsHttpOptions
     credential,
     authScope: config.operationsAuthScope,
     tls: tlsOf(config),
-    allowedHosts: allowedHostsOf(config.operationsAllowedHosts),
+    allowedHosts: [
+      ...allowedHostsOf(config.operationsAllowedHosts),
+      ...ownName(config.metricsHost),
+    ],
     connectionsMax: config.operationsConnectionsMax,
     headersTimeoutMs: config.operationsHeadersTimeoutMs,
     feedWaitersMax: config.journalFeedWaitersMax,
   };
+}
+
+/** The listener's own address when it is a name (`metricsHost=ops.internal`): requests name it. */
+function ownName(host: string): string[] {
+  return allowedHostsOf(host).filter((name) => name !== '0.0.0.0' && name !== '::');
 }
 
 function tlsOf(config: ServerConfig): OperationsHttpOptions['tls'] {
