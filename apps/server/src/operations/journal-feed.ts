@@ -13,7 +13,11 @@ export interface JournalPage {
   readonly firstOp: number;
   /** Highest durable op when the page was read. */
   readonly durableOp: number;
-  /** Durable entries after `after`, oldest first, decoded and credentials redacted. */
+  /**
+   * Durable entries after `after`, oldest first, decoded as the commands
+   * declare (see `BodyDisclosure`); fewer than `limit` when their bodies
+   * pass {@link JOURNAL_PAGE_BODY_BYTES_MAX}.
+   */
   readonly entries: readonly EntryView[];
 }
 
@@ -101,7 +105,15 @@ export class JournalFeed {
  */
 const DECODES_PER_TURN = 64;
 
-/** Ops `from`..`to`, decoded for printing (empty when `to < from`). */
+/**
+ * Journaled body bytes a page holds at most (past its first entry): a page
+ * of 1000 entries of a 1 MB frame each would be a gigabyte to encode in one
+ * synchronous step. A shorter page is complete as far as it goes: clients
+ * ask again after its last op.
+ */
+export const JOURNAL_PAGE_BODY_BYTES_MAX = 4 * 1024 * 1024;
+
+/** Ops `from`..`to`, decoded for printing (empty when `to < from`), cut at {@link JOURNAL_PAGE_BODY_BYTES_MAX}. */
 async function readViews(
   journal: JournalStore,
   from: number,
@@ -110,9 +122,12 @@ async function readViews(
 ): Promise<EntryView[]> {
   const views: EntryView[] = [];
   if (to < from) return views;
+  let bodyBytes = 0;
   for await (const batch of journal.readBatches(from, to - from + 1)) {
     for (const entry of batch) {
       if (entry.op > to) return views;
+      bodyBytes += entry.body.length;
+      if (views.length > 0 && bodyBytes > JOURNAL_PAGE_BODY_BYTES_MAX) return views;
       views.push(entryView(entry, disclosure));
       if (views.length % DECODES_PER_TURN === 0) await yieldToEvents();
     }
