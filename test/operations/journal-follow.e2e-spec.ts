@@ -1,6 +1,9 @@
 import { OnceClient } from '@once/sdk';
 import { ServiceProcess, freePorts } from '@once/testing';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
@@ -69,15 +72,23 @@ describe('given a running service whose metrics listener serves the journal feed
   let service: ServiceProcess;
   let metricsUrl: string;
   let client: OnceClient;
+  let tokenDir: string;
+  /** Where the feed is and the file of its credential, as the CLI takes them. */
+  let feed: string[];
 
   beforeAll(async () => {
     const [metricsPort] = await freePorts(1);
     metricsUrl = `http://127.0.0.1:${metricsPort}`;
+    tokenDir = await mkdtemp(join(tmpdir(), 'once-follow-'));
+    const tokenFile = join(tokenDir, 'operations-token');
+    await writeFile(tokenFile, randomBytes(24).toString('hex'), { mode: 0o600 });
+    feed = ['--metrics-url', metricsUrl, '--operations-token-file', tokenFile];
     service = await ServiceProcess.start({
       env: {
         ONCE_ADMIN_PASSWORD: PASSWORD,
         ONCE_METRICS_PORT: String(metricsPort),
         ONCE_JOURNAL_FEED: 'on',
+        ONCE_OPERATIONS_TOKEN_FILE: tokenFile,
       },
     });
     client = await OnceClient.connect({
@@ -91,11 +102,12 @@ describe('given a running service whose metrics listener serves the journal feed
   afterAll(async () => {
     await client.close();
     await service.cleanup();
+    await rm(tokenDir, { recursive: true, force: true });
   });
 
   it('when `journal tail --metrics-url` reads the running node, then it gets its last entries without stopping it', async () => {
     // When
-    const run = await once('journal', 'tail', '-n', '1', '--metrics-url', metricsUrl, '--json');
+    const run = await once('journal', 'tail', '-n', '1', ...feed, '--json');
 
     // Then
     expect(run.code).toBe(0);
@@ -110,7 +122,7 @@ describe('given a running service whose metrics listener serves the journal feed
 
   it('when commands commit while `--follow` runs, then each is printed once, in op order, credentials redacted', async () => {
     // Given
-    const follower = new Follower(['-n', '1', '--metrics-url', metricsUrl]);
+    const follower = new Follower(['-n', '1', ...feed]);
     await follower.until((entry) => entry.pattern === 'ledger.open');
 
     // When
@@ -157,7 +169,7 @@ describe('given a running service whose metrics listener serves the journal feed
 
   it('when the node is killed and restarted under a follower, then it waits, says so, and goes on after the last op it printed', async () => {
     // Given
-    const follower = new Follower(['-n', '1', '--metrics-url', metricsUrl]);
+    const follower = new Follower(['-n', '1', ...feed]);
     const last = await follower.until(() => true);
 
     // When

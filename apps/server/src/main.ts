@@ -8,6 +8,7 @@ import { AppModule, adminGenesis } from './app.module';
 import { fatalLine } from './fatal-error';
 import { truncateCorruptTailOf } from './maintenance/truncate-corrupt-tail';
 import { verifyJournal } from './maintenance/verify-journal';
+import { operationsOptionsOf } from './operations/operations-http-config';
 import { ServiceLogger } from './service-logger';
 import { clusterOptionsOf } from './config/cluster-mode';
 import {
@@ -96,13 +97,7 @@ async function main(): Promise<void> {
         genesis: adminGenesis(config.adminPassword),
         cluster: clusterOptionsOf(config),
       },
-      config.metricsPort === undefined
-        ? undefined
-        : {
-            host: config.metricsHost,
-            port: config.metricsPort,
-            journalFeed: config.journalFeed === 'on',
-          },
+      operationsOptionsOf(config),
     ),
     { strategy, logger, abortOnError: false },
   );

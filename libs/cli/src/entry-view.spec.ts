@@ -1,10 +1,22 @@
 import { encodeCommandBody } from '@once/engine';
 import { EntryKind, type JournalEntry } from '@once/journal';
 import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
-import { entryLine, entryView } from './entry-view';
-import { REDACTED } from './redact';
+import { type BodyDisclosure, WITHHELD, entryLine, entryView } from './entry-view';
+import { REDACTED, TOO_DEEP } from './redact';
 
 const CLIENT = '0123456789abcdef0123456789abcdef';
+
+/** The running node's view: ledger commands declare nothing secret, users.create its password. */
+const DECLARED: BodyDisclosure = {
+  kind: 'declared',
+  sensitive: (pattern) =>
+    ({ 'ledger.deposit': [], 'users.create': ['password'], 'vault.put': ['pin'] })[pattern],
+};
+
+/** JSON text of arrays nested `depth` deep around `inner`. */
+function nested(depth: number, inner = '1'): string {
+  return '['.repeat(depth) + inner + ']'.repeat(depth);
+}
 
 function entry(fields: Partial<JournalEntry> & Pick<JournalEntry, 'kind' | 'body'>): JournalEntry {
   return {
@@ -26,6 +38,7 @@ describe('entryView', () => {
         kind: EntryKind.Command,
         body: encodeCommandBody({ pattern: 'ledger.deposit', data: { account: 'a', amount: 5 } }),
       }),
+      DECLARED,
     );
     expect(view).toEqual({
       op: 7,
@@ -57,11 +70,62 @@ describe('entryView', () => {
       pattern: 'users.create',
       data: { username: 'admin', password: 'top-secret' },
     });
-    const view = entryView(entry({ kind: EntryKind.Command, client: ZERO_CLIENT_ID, body }));
+    const view = entryView(
+      entry({ kind: EntryKind.Command, client: ZERO_CLIENT_ID, body }),
+      DECLARED,
+    );
     expect(view.client).toBe('system');
     expect(view.body).toEqual({ username: 'admin', password: REDACTED });
     expect(entryLine(view)).toMatch(/^op 7 .* COMMAND {2}system users\.create/);
     expect(entryLine(view)).not.toContain('top-secret');
+  });
+
+  it('redacts the fields a command declared, whatever their name, and withholds undeclared commands', () => {
+    // Given a command that declared `pin`, and one that declared nothing
+    const declared = encodeCommandBody({
+      pattern: 'vault.put',
+      data: { owner: 'ann', pin: '4321', nested: [{ pin: '9876' }] },
+    });
+    const undeclared = encodeCommandBody({
+      pattern: 'billing.card',
+      data: { apiKey: 'sk-live-1', cardNumber: '4111111111111111' },
+    });
+
+    // When the feed decodes them
+    const shown = entryView(entry({ kind: EntryKind.Command, body: declared }), DECLARED);
+    const hidden = entryView(entry({ kind: EntryKind.Command, body: undeclared }), DECLARED);
+
+    // Then the declared field is redacted at any depth, the rest shown; nothing of the other
+    expect(shown.body).toEqual({ owner: 'ann', pin: REDACTED, nested: [{ pin: REDACTED }] });
+    expect(hidden).toMatchObject({ pattern: 'billing.card', body: WITHHELD });
+    expect(JSON.stringify(hidden) + entryLine(hidden)).not.toMatch(/sk-live|4111/);
+  });
+
+  it('withholds every command body without declarations, and shows them by name with --show-bodies', () => {
+    const body = encodeCommandBody({
+      pattern: 'users.create',
+      data: { username: 'ann', password: 'hunter2' },
+    });
+    expect(entryView(entry({ kind: EntryKind.Command, body })).body).toBe(WITHHELD);
+    expect(entryView(entry({ kind: EntryKind.Command, body }), { kind: 'by-name' }).body).toEqual({
+      username: 'ann',
+      password: REDACTED,
+    });
+  });
+
+  it('prints a body nested 100,000 deep, cut at 64 levels, without exhausting the stack', () => {
+    // Given a command whose data the journal took at 100,000 levels deep
+    const body = Buffer.from(`{"pattern":"ledger.deposit","data":${nested(100_000)}}`);
+
+    // When it is decoded and printed
+    const view = entryView(entry({ kind: EntryKind.Command, body }), DECLARED);
+    const line = entryLine(view);
+
+    // Then the first 64 levels print and the rest says why it does not
+    expect(line).toContain(nested(64, JSON.stringify(TOO_DEEP)));
+    expect(JSON.parse(JSON.stringify(view.body))).toEqual(
+      JSON.parse(nested(64, JSON.stringify(TOO_DEEP))),
+    );
   });
 
   it('shows a command refused at admission as its refusal, and a body that is not JSON by its size', () => {

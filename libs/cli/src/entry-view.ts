@@ -1,7 +1,7 @@
 import { decodeCommandBody, decodeReplyChecks } from '@once/engine';
 import { EntryKind, type JournalEntry } from '@once/journal';
 import { ZERO_CLIENT_ID } from '@once/protocol';
-import { REDACTED, redactCredentials } from './redact';
+import { REDACTED, boundedCopy, isCredentialKey, redactCredentials } from './redact';
 import { isoTimeOf } from './time-format';
 
 /** The name an operator reads for each entry kind (the wire operation's, or the node's own). */
@@ -14,6 +14,36 @@ const KIND_NAMES: Readonly<Record<EntryKind, string>> = {
   [EntryKind.Manifest]: 'MANIFEST',
   [EntryKind.ReplyCheck]: 'REPLY_CHECK',
 };
+
+/** What stands for a COMMAND body that is not shown (see {@link BodyDisclosure}). */
+export const WITHHELD = '[withheld]';
+
+/**
+ * How COMMAND bodies are shown. Redaction is opt-in per field by the module
+ * that owns the data, never guessed from field names:
+ * - `declared`: the running node's journal feed, which has the code. A
+ *   command that declared its sensitive fields (`@Command(pattern, {
+ *   sensitive: [...] })`, `[]` for none) is shown with those fields, and
+ *   credential-looking names as a safety net, redacted; a command that
+ *   declared nothing has its body withheld ({@link WITHHELD}).
+ * - `withheld`: every COMMAND body withheld; the default, and what `once
+ *   journal show|tail` print for a stopped directory, read without the
+ *   service's code (so without its declarations).
+ * - `by-name`: bodies shown, credential-looking names redacted: `once
+ *   journal show|tail --show-bodies`, the choice of an operator who can read
+ *   the data directory's files anyway. Not a guarantee: a name list cannot
+ *   know every secret.
+ */
+export type BodyDisclosure =
+  | {
+      readonly kind: 'declared';
+      /** The fields `pattern` declared sensitive; undefined: it declared nothing. */
+      readonly sensitive: (pattern: string) => readonly string[] | undefined;
+    }
+  | { readonly kind: 'withheld' }
+  | { readonly kind: 'by-name' };
+
+const WITHHOLD_ALL: BodyDisclosure = { kind: 'withheld' };
 
 /**
  * A journal entry as the CLI shows it: every header field decoded, the body
@@ -40,16 +70,26 @@ export interface EntryView {
    * The body decoded: a COMMAND's `data` (or `{refused: {code, message}}` for
    * a command refused at admission), a BOOT's settings, a MANIFEST's states
    * and commands, a REPLY_CHECK's `{replies: [{op, checksum}]}`, null when empty.
-   * Credentials are replaced by "[redacted]"; a REGISTER body is never shown.
+   * Credentials are replaced by "[redacted]"; a REGISTER body is never shown;
+   * a COMMAND's data is "[withheld]" unless its {@link BodyDisclosure} lets
+   * it be shown. Values nested deeper than 64 levels read
+   * "[nested deeper than 64 levels]" (so any body the journal took prints).
    */
   readonly body: unknown;
   readonly bodyBytes: number;
 }
 
-/** Decodes `entry` for printing; never throws on an unexpected body (it says so instead). */
-export function entryView(entry: JournalEntry): EntryView {
+/**
+ * Decodes `entry` for printing, its COMMAND data shown as `disclosure` says
+ * (default: withheld); never throws on an unexpected body (it says so
+ * instead), however deep its JSON.
+ */
+export function entryView(
+  entry: JournalEntry,
+  disclosure: BodyDisclosure = WITHHOLD_ALL,
+): EntryView {
   const system = entry.client === ZERO_CLIENT_ID;
-  const decoded = decodeBody(entry);
+  const decoded = decodeBody(entry, disclosure);
   return {
     op: entry.op,
     time: isoTimeOf(entry.timestamp),
@@ -65,7 +105,10 @@ export function entryView(entry: JournalEntry): EntryView {
   };
 }
 
-function decodeBody(entry: JournalEntry): { pattern: string | null; body: unknown } {
+function decodeBody(
+  entry: JournalEntry,
+  disclosure: BodyDisclosure,
+): { pattern: string | null; body: unknown } {
   if (entry.body.length === 0) return { pattern: null, body: null };
   switch (entry.kind) {
     case EntryKind.Register:
@@ -79,12 +122,31 @@ function decodeBody(entry: JournalEntry): { pattern: string | null; body: unknow
         const { code, message } = command.refusal;
         return { pattern: command.pattern, body: { refused: { code, message } } };
       }
-      return { pattern: command.pattern, body: redactCredentials(command.data) };
+      return {
+        pattern: command.pattern,
+        body: commandData(command.pattern, command.data, disclosure),
+      };
     }
     case EntryKind.ReplyCheck:
       return { pattern: null, body: replyChecksOf(entry.body) };
     default:
       return { pattern: null, body: redactCredentials(parseJson(entry.body)) };
+  }
+}
+
+/** A COMMAND's data as `disclosure` lets it be shown. */
+function commandData(pattern: string, data: unknown, disclosure: BodyDisclosure): unknown {
+  switch (disclosure.kind) {
+    case 'withheld':
+      return data === null ? null : WITHHELD;
+    case 'by-name':
+      return redactCredentials(data);
+    case 'declared': {
+      const sensitive = disclosure.sensitive(pattern);
+      if (sensitive === undefined) return data === null ? null : WITHHELD;
+      const declared = new Set(sensitive);
+      return boundedCopy(data, (key) => declared.has(key) || isCredentialKey(key));
+    }
   }
 }
 

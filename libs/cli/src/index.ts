@@ -23,7 +23,7 @@ export {
   findCorruptOp,
   truncateCorruptTail,
 } from './corrupt-tail';
-export { type EntryView, entryLine, entryView } from './entry-view';
+export { type BodyDisclosure, type EntryView, WITHHELD, entryLine, entryView } from './entry-view';
 export {
   type ReplyView,
   type RequestAnswer,
@@ -32,6 +32,13 @@ export {
   requestAnswer,
   sessionView,
 } from './session-view';
-export { REDACTED, isCredentialKey, redactCredentials } from './redact';
+export {
+  BODY_DEPTH_MAX,
+  REDACTED,
+  TOO_DEEP,
+  boundedCopy,
+  isCredentialKey,
+  redactCredentials,
+} from './redact';
 export { type NodeAddressOptions, type PingAnswer, ping } from './ping';
 export { inUseError, openStoppedJournal, withStoppedJournal } from './stopped-data-dir';

@@ -33,6 +33,7 @@ export async function fetchJournalPage(
   base: URL,
   query: { after?: number; limit: number; waitMs?: number },
   signal?: AbortSignal,
+  headers: Record<string, string> = {},
 ): Promise<FeedPage> {
   const url = new URL(base);
   if (query.after !== undefined) url.searchParams.set('after', String(query.after));
@@ -41,7 +42,10 @@ export async function fetchJournalPage(
   let response: Response;
   try {
     const timeout = AbortSignal.timeout((query.waitMs ?? 0) + 15_000);
-    response = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    response = await fetch(url, {
+      headers,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
   } catch (error) {
     if (signal?.aborted) throw error;
     throw new CliError('NODE_UNREACHABLE', `cannot reach ${base.origin}: ${causeOf(error)}`);
@@ -57,8 +61,21 @@ export async function fetchJournalPage(
       `${base.origin} does not serve its journal: start the node with ONCE_JOURNAL_FEED=on (--journal-feed on)`,
     );
   }
+  if (response.status === 401) {
+    throw new CliError(
+      'UNAUTHORIZED',
+      `${base.origin} refused the credential: give the file of the node's operations token ` +
+        '(--operations-token-file, ONCE_OPERATIONS_TOKEN_FILE)',
+    );
+  }
+  if (body.code === 'HOST_NOT_ALLOWED') {
+    throw new CliError(
+      'HOST_NOT_ALLOWED',
+      `${base.origin} does not answer the name ${base.hostname}: use its IP address, or add the name to its ONCE_OPERATIONS_ALLOWED_HOSTS`,
+    );
+  }
   throw new CliError(
-    body.code === 'NOT_OPEN' ? 'NOT_OPEN' : 'BAD_ANSWER',
+    body.code === 'NOT_OPEN' || body.code === 'FEED_BUSY' ? body.code : 'BAD_ANSWER',
     `${url.href} answered ${response.status}${body.message ? `: ${body.message}` : ''}`,
   );
 }
@@ -81,6 +98,7 @@ export async function followJournal(
   entries: number,
   signal: AbortSignal,
   events: FollowEvents,
+  headers: Record<string, string> = {},
 ): Promise<void> {
   let after: number | undefined;
   let waiting = false;
@@ -89,15 +107,19 @@ export async function followJournal(
     try {
       page =
         after === undefined
-          ? await fetchJournalPage(base, { limit: entries }, signal)
+          ? await fetchJournalPage(base, { limit: entries }, signal, headers)
           : await fetchJournalPage(
               base,
               { after, limit: FOLLOW_PAGE_ENTRIES, waitMs: FOLLOW_WAIT_MS },
               signal,
+              headers,
             );
     } catch (error) {
       if (signal.aborted) return;
-      if (!(error instanceof CliError) || !['NODE_UNREACHABLE', 'NOT_OPEN'].includes(error.code)) {
+      if (
+        !(error instanceof CliError) ||
+        !['NODE_UNREACHABLE', 'NOT_OPEN', 'FEED_BUSY'].includes(error.code)
+      ) {
         throw error;
       }
       if (!waiting) events.note(`${error.message}; waiting for it`);

@@ -23,10 +23,17 @@ export function sampleOf(text: string, name: string): number | undefined {
 }
 
 /** Scrapes `url` and returns the sessions gauge; throws a CliError naming the failure. */
-export async function scrapeSessions(url: string, timeoutMs = 5000): Promise<number> {
+export async function scrapeSessions(
+  url: string,
+  timeoutMs = 5000,
+  headers: Record<string, string> = {},
+): Promise<number> {
   let text: string;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    if (response.status === 401) {
+      throw new Error('HTTP 401: give the operations token file (--operations-token-file)');
+    }
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     text = await response.text();
   } catch (error) {

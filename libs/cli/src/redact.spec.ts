@@ -1,4 +1,4 @@
-import { REDACTED, isCredentialKey, redactCredentials } from './redact';
+import { REDACTED, TOO_DEEP, boundedCopy, isCredentialKey, redactCredentials } from './redact';
 
 describe('redactCredentials', () => {
   it('replaces passwords, secrets, salts, hashes and tokens at any depth, in arrays too', () => {
@@ -38,5 +38,30 @@ describe('redactCredentials', () => {
       ['PASSWORD', 'passwd', 'Pass', 'clientSecret', 'passwordHash'].every(isCredentialKey),
     ).toBe(true);
     expect(['username', 'amount', 'account', 'pattern'].some(isCredentialKey)).toBe(false);
+  });
+});
+
+describe('boundedCopy', () => {
+  it('copies JSON nested 100,000 deep without recursion, cut at the depth limit', () => {
+    const deep = JSON.parse('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)) as unknown;
+    let copy = boundedCopy(deep, () => false, 3) as Record<string, unknown>;
+    expect(copy).toEqual({ a: { a: { a: TOO_DEEP } } });
+    copy = boundedCopy(deep, () => false) as Record<string, unknown>;
+    expect(JSON.stringify(copy)).toContain(TOO_DEEP);
+  });
+
+  it('keeps a "__proto__" key as data, never as the prototype of the copy', () => {
+    const value = JSON.parse('{"__proto__":{"polluted":true},"pin":"1234"}') as object;
+    const copy = boundedCopy(value, (key) => key === 'pin') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"pin":"[redacted]"}');
+  });
+
+  it('names the secrets the issue listed, as a safety net', () => {
+    expect(
+      ['apiKey', 'authorization', 'privateKey', 'cardNumber', 'pin'].every(isCredentialKey),
+    ).toBe(true);
+    expect(['spinner', 'pinned', 'keyboard'].some(isCredentialKey)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { type CommandDisclosure, commandDisclosureOf } from './command-disclosure';
 import { Injectable } from '@nestjs/common';
 import { DiscoveryService, ModuleRef, ModulesContainer, type NestContainer } from '@nestjs/core';
 import { type InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
@@ -65,6 +66,14 @@ export class HandlerExplorer {
       found.set(token, names);
     }
     return found;
+  }
+
+  /** What each @Command declared sensitive in its body (see {@link commandDisclosureOf}). */
+  commandDisclosure(): CommandDisclosure {
+    const instances = [...this.discovery.getProviders(), ...this.discovery.getControllers()]
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter((instance): instance is object => !!instance && typeof instance === 'object');
+    return commandDisclosureOf(instances);
   }
 
   /** The application's NestJS message and event handlers that are not @Command or @Query. */

@@ -8,6 +8,7 @@ export {
 export { BareAdmission, type CommandSite, type PipelineScope } from './bare-admission';
 export { Admit } from './decorators/admit.decorator';
 export { Command, type CommandOptions } from './decorators/command.decorator';
+export { type CommandDisclosure, commandDisclosureOf } from './command-disclosure';
 export { Query } from './decorators/query.decorator';
 export {
   ReplicatedState,

@@ -1,3 +1,4 @@
+import { type CommandDisclosure } from './command-disclosure';
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -59,6 +60,7 @@ export class OnceRuntime
   /** Transport ids of the application's RPC servers (`undefined` for a strategy without one). */
   private readonly rpcTransports: unknown[] = [];
   private bareAdmissions: Map<string, BareAdmission> | undefined;
+  private disclosure: CommandDisclosure | undefined;
 
   constructor(
     @Inject(ONCE_MODULE_OPTIONS) readonly options: OnceModuleOptions,
@@ -104,6 +106,16 @@ export class OnceRuntime
   bareAdmission(route: string): BareAdmission | undefined {
     this.bareAdmissions ??= this.explorer.bareAdmissions();
     return this.bareAdmissions.get(route);
+  }
+
+  /**
+   * What each command declared sensitive in its journaled body (the
+   * `sensitive` option of `@Command`), for the journal feed. Read at the
+   * first call, once the application's providers exist.
+   */
+  commandDisclosure(): CommandDisclosure {
+    this.disclosure ??= this.explorer.commandDisclosure();
+    return this.disclosure;
   }
 
   /** Resolves with the engine once the data directory is open (module init); rejects if it cannot open. */

@@ -52,7 +52,9 @@ export class UsersController {
     return { username, ...(await this.hasher.hash(password)) };
   }
 
-  @Command('users.create')
+  // Shown by the journal feed with these redacted: the password as sent (before any
+  // @Admit step replaces it), and the salt and hash that stand for it once admitted.
+  @Command('users.create', { sensitive: ['password', 'salt', 'hash'] })
   create(data: CreateUserEntry, ctx: ApplyContext): { userId: number } {
     const caller = this.users.get(ctx.userId);
     if (ctx.userId !== SYSTEM_USER_ID && !caller?.admin) {
@@ -87,7 +89,9 @@ export class UsersController {
     return { currentHash, ...(await this.hasher.hash(newPassword)) };
   }
 
-  @Command('users.changePassword')
+  @Command('users.changePassword', {
+    sensitive: ['currentPassword', 'newPassword', 'currentHash', 'salt', 'hash'],
+  })
   changePassword(data: ChangePasswordEntry, ctx: ApplyContext): Record<string, never> {
     const user = this.users.get(ctx.userId);
     if (!user || user.disabled || data.currentHash !== user.hash) {

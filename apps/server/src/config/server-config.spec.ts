@@ -49,6 +49,14 @@ describe('server settings', () => {
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
       journalFeed: 'off',
+      operationsTokenFile: undefined,
+      operationsAuthScope: 'all',
+      operationsTlsKeyFile: undefined,
+      operationsTlsCertFile: undefined,
+      operationsAllowedHosts: undefined,
+      operationsConnectionsMax: 256,
+      operationsHeadersTimeoutMs: 10_000,
+      journalFeedWaitersMax: 64,
       deprecations: [],
     });
   });
@@ -121,11 +129,26 @@ describe('server settings', () => {
   });
 
   it('reads the journal feed switch, off by default, and refuses anything but on or off', () => {
-    expect(loadServerConfig(argv(), { ONCE_JOURNAL_FEED: 'on' })).toMatchObject({
-      journalFeed: 'on',
-    });
+    expect(
+      loadServerConfig(argv(), {
+        ONCE_JOURNAL_FEED: 'on',
+        ONCE_OPERATIONS_TOKEN_FILE: '/run/secrets/ops',
+      }),
+    ).toMatchObject({ journalFeed: 'on', operationsTokenFile: '/run/secrets/ops' });
     expect(() => loadServerConfig(argv('--journal-feed', 'yes'), {})).toThrow(
       /journal-feed must be one of off, on/,
+    );
+  });
+
+  it('refuses the journal feed without a credential for it', () => {
+    expect(() => loadServerConfig(argv(), { ONCE_JOURNAL_FEED: 'on' })).toThrow(
+      /OPERATIONS_CREDENTIAL_MISSING: .*ONCE_OPERATIONS_TOKEN_FILE/,
+    );
+  });
+
+  it('refuses HTTPS on the metrics listener with a key and no certificate', () => {
+    expect(() => loadServerConfig(argv('--operations-tls-key-file', '/k.pem'), {})).toThrow(
+      /ONCE_OPERATIONS_TLS_CERT_FILE/,
     );
   });
 

@@ -59,6 +59,18 @@ export interface ServerConfig {
   readonly metricsHost: string;
   /** Serve the decoded journal at `/journal` on the metrics listener. */
   readonly journalFeed: 'off' | 'on';
+  /** File of the operations listener's credential; required with the journal feed on. */
+  readonly operationsTokenFile: string | undefined;
+  /** Which routes need the credential: every one, or `/journal` only. */
+  readonly operationsAuthScope: 'all' | 'journal';
+  /** PEM key and certificate of the operations listener; HTTPS when both are set. */
+  readonly operationsTlsKeyFile: string | undefined;
+  readonly operationsTlsCertFile: string | undefined;
+  /** Comma-separated Host names the operations listener answers besides IPs and localhost. */
+  readonly operationsAllowedHosts: string | undefined;
+  readonly operationsConnectionsMax: number;
+  readonly operationsHeadersTimeoutMs: number;
+  readonly journalFeedWaitersMax: number;
   readonly logFormat: 'text' | 'json';
   readonly logLevel: LogLevelName;
   /** Maintenance instead of serving: verify the journal by a full replay. */
@@ -161,6 +173,22 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   if (values.tlsCaFile !== undefined && values.tlsKeyFile === undefined) {
     throw new ConfigError(
       'ONCE_TLS_CA_FILE (--tls-ca-file) needs ONCE_TLS_KEY_FILE and ONCE_TLS_CERT_FILE',
+    );
+  }
+  if (
+    (values.operationsTlsKeyFile === undefined) !==
+    (values.operationsTlsCertFile === undefined)
+  ) {
+    throw new ConfigError(
+      'HTTPS on the metrics listener needs both ONCE_OPERATIONS_TLS_KEY_FILE (--operations-tls-key-file) ' +
+        'and ONCE_OPERATIONS_TLS_CERT_FILE (--operations-tls-cert-file)',
+    );
+  }
+  if (values.journalFeed === 'on' && values.operationsTokenFile === undefined) {
+    // The feed serves every user's commands: never to whoever reaches the port.
+    throw new ConfigError(
+      'OPERATIONS_CREDENTIAL_MISSING: the journal feed (ONCE_JOURNAL_FEED=on) needs a credential: ' +
+        'ONCE_OPERATIONS_TOKEN_FILE (--operations-token-file) naming a file that holds a token of 16 or more characters',
     );
   }
   if (adminPassword !== undefined && adminPassword.length === 0) {

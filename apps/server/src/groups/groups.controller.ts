@@ -17,7 +17,7 @@ export class GroupsController {
   ) {}
 
   /** Joins the caller's client to a group until its connection (or session) ends. */
-  @Command('groups.join')
+  @Command('groups.join', { sensitive: [] })
   join(data: GroupRef, ctx: ApplyContext): { members: ClientId[] } {
     const key = this.keyOf(data);
     this.groups.join(key, ctx.client);

@@ -26,7 +26,7 @@ interface Transfer {
 export class LedgerController {
   constructor(private readonly ledger: LedgerState) {}
 
-  @Command('ledger.open')
+  @Command('ledger.open', { sensitive: [] })
   open(data: AccountRef): { account: string; balance: number } {
     const account = requireAccount(data?.account, 'account');
     if (this.ledger.accounts.has(account)) {
@@ -36,7 +36,7 @@ export class LedgerController {
     return { account, balance: 0 };
   }
 
-  @Command('ledger.deposit')
+  @Command('ledger.deposit', { sensitive: [] })
   deposit(data: Deposit): { balance: number } {
     const account = requireAccount(data?.account, 'account');
     const amount = requireAmount(data?.amount);
@@ -46,7 +46,7 @@ export class LedgerController {
     return { balance };
   }
 
-  @Command('ledger.transfer')
+  @Command('ledger.transfer', { sensitive: [] })
   transfer(data: Transfer): { from: number; to: number } {
     const from = requireAccount(data?.from, 'from');
     const to = requireAccount(data?.to, 'to');

@@ -26,7 +26,13 @@ describe('JournalFeed on a real journal', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'once-feed-'));
     journal = await JournalStore.open(dir);
-    feed = new JournalFeed(() => journal);
+    feed = new JournalFeed(
+      () => journal,
+      () => ({
+        kind: 'declared',
+        sensitive: (pattern) => (pattern === 'users.create' ? ['password'] : undefined),
+      }),
+    );
     for (let i = 1; i <= 5; i++) {
       await journal.append(command({ username: `u${i}`, password: `secret-${i}` }));
     }
@@ -63,6 +69,21 @@ describe('JournalFeed on a real journal', () => {
     expect(page.entries.map((entry) => [entry.op, entry.body])).toEqual([
       [6, { username: 'late' }],
     ]);
+  });
+
+  it('withholds every COMMAND body when it is given no declarations', async () => {
+    const page = await new JournalFeed(() => journal).page({ limit: 1, waitMs: 0 });
+    expect(page.entries[0]).toMatchObject({ pattern: 'users.create', body: '[withheld]' });
+  });
+
+  it('cuts a page whose bodies pass 4 MiB after the entry that passes it, never before the first', async () => {
+    const big = 'x'.repeat(1_500_000);
+    for (let i = 0; i < 3; i++) await journal.append(command({ username: `big${i}`, note: big }));
+    const page = await feed.page({ after: 5, limit: 10, waitMs: 0 });
+    expect(page.entries.map((entry) => entry.op)).toEqual([6, 7]);
+    const huge = 'y'.repeat(5 * 1024 * 1024);
+    await journal.append(command({ username: 'huge', note: huge }));
+    expect((await feed.page({ after: 8, limit: 10, waitMs: 0 })).entries).toHaveLength(1);
   });
 
   it('stops waiting, with nothing, when the client leaves', async () => {

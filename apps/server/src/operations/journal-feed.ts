@@ -1,4 +1,5 @@
-import { type EntryView, entryView } from '@once/cli';
+import { type BodyDisclosure, type EntryView, entryView } from '@once/cli';
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { JournalCompactedError, type JournalStore } from '@once/journal';
 
 /** Entries per page at most (`limit`), so one answer stays small whatever a client asks. */
@@ -12,7 +13,11 @@ export interface JournalPage {
   readonly firstOp: number;
   /** Highest durable op when the page was read. */
   readonly durableOp: number;
-  /** Durable entries after `after`, oldest first, decoded and credentials redacted. */
+  /**
+   * Durable entries after `after`, oldest first, decoded as the commands
+   * declare (see `BodyDisclosure`); fewer than `limit` when their bodies
+   * pass {@link JOURNAL_PAGE_BODY_BYTES_MAX}.
+   */
   readonly entries: readonly EntryView[];
 }
 
@@ -40,7 +45,14 @@ export interface JournalPageQuery {
  * is synced without hammering the node.
  */
 export class JournalFeed {
-  constructor(private readonly journal: () => JournalStore) {}
+  /**
+   * @param disclosure how COMMAND bodies are shown: the code's declarations
+   *   (`@Command`'s `sensitive`); default: every COMMAND body withheld.
+   */
+  constructor(
+    private readonly journal: () => JournalStore,
+    private readonly disclosure: () => BodyDisclosure = () => ({ kind: 'withheld' }),
+  ) {}
 
   async page(query: JournalPageQuery, signal?: AbortSignal): Promise<JournalPage> {
     const journal = this.journal();
@@ -52,7 +64,8 @@ export class JournalFeed {
     const durableOp = journal.durableOp;
     const to = Math.min(durableOp, from + query.limit - 1);
     try {
-      return { firstOp: journal.firstOp, durableOp, entries: await readViews(journal, from, to) };
+      const entries = await readViews(journal, from, to, this.disclosure());
+      return { firstOp: journal.firstOp, durableOp, entries };
     } catch (error) {
       // A compaction moved firstOp past `from` meanwhile: serve from the new start.
       if (!(error instanceof JournalCompactedError)) throw error;
@@ -85,14 +98,38 @@ export class JournalFeed {
   }
 }
 
-/** Ops `from`..`to`, decoded for printing (empty when `to < from`). */
-async function readViews(journal: JournalStore, from: number, to: number): Promise<EntryView[]> {
+/**
+ * Entries decoded between two turns of the event loop: many long-polls woken
+ * by one commit each decode a page, and none may hold the loop (and the
+ * client port's PINGs) for the whole of it.
+ */
+const DECODES_PER_TURN = 64;
+
+/**
+ * Journaled body bytes a page holds at most (past its first entry): a page
+ * of 1000 entries of a 1 MB frame each would be a gigabyte to encode in one
+ * synchronous step. A shorter page is complete as far as it goes: clients
+ * ask again after its last op.
+ */
+export const JOURNAL_PAGE_BODY_BYTES_MAX = 4 * 1024 * 1024;
+
+/** Ops `from`..`to`, decoded for printing (empty when `to < from`), cut at {@link JOURNAL_PAGE_BODY_BYTES_MAX}. */
+async function readViews(
+  journal: JournalStore,
+  from: number,
+  to: number,
+  disclosure: BodyDisclosure,
+): Promise<EntryView[]> {
   const views: EntryView[] = [];
   if (to < from) return views;
+  let bodyBytes = 0;
   for await (const batch of journal.readBatches(from, to - from + 1)) {
     for (const entry of batch) {
       if (entry.op > to) return views;
-      views.push(entryView(entry));
+      bodyBytes += entry.body.length;
+      if (views.length > 0 && bodyBytes > JOURNAL_PAGE_BODY_BYTES_MAX) return views;
+      views.push(entryView(entry, disclosure));
+      if (views.length % DECODES_PER_TURN === 0) await yieldToEvents();
     }
     if (views.length > to - from) return views;
   }

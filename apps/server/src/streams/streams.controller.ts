@@ -8,14 +8,14 @@ const NAME_MAX_LENGTH = 255;
 export class StreamsController {
   constructor(private readonly streams: StreamsState) {}
 
-  @Command('streams.create')
+  @Command('streams.create', { sensitive: [] })
   create(data: { name?: unknown }): Stream {
     const name = requireName(data);
     if (this.streams.get(name)) throw new CommandError('STREAM_EXISTS', `stream "${name}" exists`);
     return this.streams.add(name);
   }
 
-  @Command('streams.delete')
+  @Command('streams.delete', { sensitive: [] })
   delete(data: { name?: unknown }): Record<string, never> {
     const name = requireName(data);
     if (!this.streams.remove(name))

@@ -2,18 +2,28 @@ import { type JournalEntry, type JournalStore } from '@once/journal';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../cli-error';
 import { withDataDir } from '../data-dir-option';
-import { type EntryView, entryLine, entryView } from '../entry-view';
+import { type BodyDisclosure, type EntryView, entryLine, entryView } from '../entry-view';
 import { fetchJournalPage, followJournal, journalUrlOf } from '../journal-feed-client';
+import { operationsHeaders, withOperationsToken } from '../operations-token';
 import { type Output } from '../output';
 import { withStoppedJournal } from '../stopped-data-dir';
 
 interface DataDirOptions {
   readonly dataDir: string;
+  readonly showBodies?: boolean;
+}
+
+const SHOW_BODIES =
+  "print COMMAND bodies (credential-looking fields redacted by name); without it they read [withheld]: a stopped directory is read without the service's code, so without its commands' declarations of what is sensitive";
+
+/** How a stopped directory's COMMAND bodies are printed (see `BodyDisclosure`). */
+function disclosureOf(options: DataDirOptions): BodyDisclosure {
+  return options.showBodies === true ? { kind: 'by-name' } : { kind: 'withheld' };
 }
 
 /**
  * `once journal show|tail`: decoded journal entries of a stopped data
- * directory, credentials redacted (see `entryView`). No replay: the journal
+ * directory, COMMAND bodies withheld unless `--show-bodies` (see `entryView`). No replay: the journal
  * is read as it is, each entry's checksum verified. `tail --metrics-url`
  * (and `--follow`) reads a running node instead, through its journal feed:
  * LevelDB's lock keeps its directory closed to other processes.
@@ -24,6 +34,7 @@ export function registerJournal(program: Command, outputOf: (command: Command) =
   withDataDir(journal.command('show'))
     .description('one entry, decoded')
     .argument('<op>', 'the entry op', positive)
+    .option('--show-bodies', SHOW_BODIES)
     .action(async (op: number, options: DataDirOptions, command: Command) => {
       const out = outputOf(command);
       const [entry] = await withStoppedJournal(options.dataDir, async (store) => {
@@ -35,11 +46,11 @@ export function registerJournal(program: Command, outputOf: (command: Command) =
         }
         return readRange(store, op, op);
       });
-      const view = entryView(entry);
+      const view = entryView(entry, disclosureOf(options));
       out.result(view, () => [entryLine(view)]);
     });
 
-  withDataDir(journal.command('tail'))
+  const tail = withDataDir(journal.command('tail'))
     .description('the last entries, decoded (of a running node too, with --metrics-url)')
     .option('-n, --entries <count>', 'how many', positive, 20)
     .option(
@@ -50,33 +61,40 @@ export function registerJournal(program: Command, outputOf: (command: Command) =
       '-f, --follow',
       'then print each new durable entry until interrupted (needs --metrics-url)',
     )
-    .action(async (options: TailOptions, command: Command) => {
-      const out = outputOf(command);
-      if (options.follow) return follow(options, out);
-      const { lastOp, entries } =
-        options.metricsUrl === undefined
-          ? await tailOfStopped(options.dataDir, options.entries)
-          : await tailOfRunning(options.metricsUrl, options.entries);
-      out.result({ lastOp, entries }, () =>
-        entries.length === 0 ? ['the journal is empty'] : entries.map(entryLine),
-      );
-    });
+    .option('--show-bodies', `${SHOW_BODIES} (a running node shows them as its code declares)`);
+  withOperationsToken(tail).action(async (options: TailOptions, command: Command) => {
+    const out = outputOf(command);
+    if (options.follow) return follow(options, out);
+    const { lastOp, entries } =
+      options.metricsUrl === undefined
+        ? await tailOfStopped(options.dataDir, options.entries, disclosureOf(options))
+        : await tailOfRunning(
+            options.metricsUrl,
+            options.entries,
+            operationsHeaders(options.operationsTokenFile),
+          );
+    out.result({ lastOp, entries }, () =>
+      entries.length === 0 ? ['the journal is empty'] : entries.map(entryLine),
+    );
+  });
 }
 
 interface TailOptions extends DataDirOptions {
   readonly entries: number;
   readonly metricsUrl?: string;
   readonly follow?: boolean;
+  readonly operationsTokenFile?: string;
 }
 
 async function tailOfStopped(
   dataDir: string,
   count: number,
+  disclosure: BodyDisclosure,
 ): Promise<{ lastOp: number; entries: EntryView[] }> {
   return withStoppedJournal(dataDir, async (store) => ({
     lastOp: store.lastOp,
     entries: (await readRange(store, Math.max(1, store.lastOp - count + 1), store.lastOp)).map(
-      entryView,
+      (entry) => entryView(entry, disclosure),
     ),
   }));
 }
@@ -84,8 +102,14 @@ async function tailOfStopped(
 async function tailOfRunning(
   metricsUrl: string,
   count: number,
+  headers: Record<string, string>,
 ): Promise<{ lastOp: number; entries: readonly EntryView[] }> {
-  const page = await fetchJournalPage(journalUrlOf(metricsUrl), { limit: count });
+  const page = await fetchJournalPage(
+    journalUrlOf(metricsUrl),
+    { limit: count },
+    undefined,
+    headers,
+  );
   return { lastOp: page.durableOp, entries: page.entries };
 }
 
@@ -103,14 +127,21 @@ async function follow(options: TailOptions, out: Output): Promise<void> {
     );
   }
   const base = journalUrlOf(options.metricsUrl);
+  const headers = operationsHeaders(options.operationsTokenFile);
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
-    await followJournal(base, options.entries, stop.signal, {
-      entry: (view) => out.line(view, () => entryLine(view)),
-      note: (text) => out.note(text),
-    });
+    await followJournal(
+      base,
+      options.entries,
+      stop.signal,
+      {
+        entry: (view) => out.line(view, () => entryLine(view)),
+        note: (text) => out.note(text),
+      },
+      headers,
+    );
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }

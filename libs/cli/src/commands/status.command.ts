@@ -2,6 +2,7 @@ import { settingDefault } from '@once/settings';
 import { type Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { scrapeSessions } from '../metrics-scrape';
+import { operationsHeaders, withOperationsToken } from '../operations-token';
 import { type Output } from '../output';
 import { type PingAnswer, ping } from '../ping';
 
@@ -10,6 +11,7 @@ interface StatusOptions {
   readonly port: string;
   readonly tlsCa?: string;
   readonly metricsUrl?: string;
+  readonly operationsTokenFile?: string;
 }
 
 /** `once status --json` (also the fields of the text). */
@@ -26,7 +28,7 @@ export interface StatusView extends PingAnswer {
  * read from the node's metrics endpoint when `--metrics-url` names it.
  */
 export function registerStatus(program: Command, outputOf: (command: Command) => Output): void {
-  program
+  const status = program
     .command('status')
     .description('a running node: protocol version, commit op, ready, role (by PING)')
     .addOption(
@@ -38,19 +40,25 @@ export function registerStatus(program: Command, outputOf: (command: Command) =>
         .default(String(settingDefault('port'))),
     )
     .option('--tls-ca <file>', 'connect with TLS, trusting this PEM CA bundle')
-    .option('--metrics-url <url>', 'also read the session count from this Prometheus endpoint')
-    .action(async (options: StatusOptions, command: Command) => {
-      const out = outputOf(command);
-      const port = Number(options.port);
-      const answer = await ping({
-        host: options.host,
-        port,
-        tlsCa: options.tlsCa ? readFileSync(options.tlsCa) : undefined,
-      });
-      const sessions = options.metricsUrl ? await scrapeSessions(options.metricsUrl) : null;
-      const view: StatusView = { host: options.host, port, ...answer, sessions };
-      out.result(view, () => statusLines(view));
+    .option('--metrics-url <url>', 'also read the session count from this Prometheus endpoint');
+  withOperationsToken(status).action(async (options: StatusOptions, command: Command) => {
+    const out = outputOf(command);
+    const port = Number(options.port);
+    const answer = await ping({
+      host: options.host,
+      port,
+      tlsCa: options.tlsCa ? readFileSync(options.tlsCa) : undefined,
     });
+    const sessions = options.metricsUrl
+      ? await scrapeSessions(
+          options.metricsUrl,
+          undefined,
+          operationsHeaders(options.operationsTokenFile),
+        )
+      : null;
+    const view: StatusView = { host: options.host, port, ...answer, sessions };
+    out.result(view, () => statusLines(view));
+  });
 }
 
 export function statusLines(view: StatusView): string[] {

@@ -22,6 +22,17 @@ export interface CommandOptions {
    * the state of the command's NestJS module, when it has exactly one.
    */
   readonly state?: string;
+  /**
+   * The fields of this command's journaled data that must never be shown:
+   * the journal feed (`GET /journal`) prints `"[redacted]"` in their place,
+   * at any depth of the body. Declaring the list, even empty (`[]`: nothing
+   * secret), is what lets the feed show the body at all: a command that
+   * declares nothing has its body withheld, so a field no one thought about
+   * (`apiKey`, `cardNumber`) is never printed by default. Name the fields
+   * as the data that is journaled spells them (what an `@Admit` step
+   * returns, when there is one). Default: undeclared (body withheld).
+   */
+  readonly sensitive?: readonly string[];
 }
 
 /**
@@ -91,7 +102,12 @@ export function Command(pattern: OncePattern, options: CommandOptions = {}): Met
     Object.defineProperty(admissionStub, 'name', { value: apply.name });
     Reflect.defineMetadata(
       ONCE_COMMAND_METADATA,
-      { pattern: route, layout, state: options.state },
+      {
+        pattern: route,
+        layout,
+        state: options.state,
+        sensitive: options.sensitive ? [...options.sensitive] : undefined,
+      },
       admissionStub,
     );
     Reflect.defineMetadata(ONCE_APPLY_METADATA, apply, admissionStub);
