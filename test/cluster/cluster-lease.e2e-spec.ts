@@ -9,6 +9,7 @@ import {
   encodeLeaseValue,
 } from '@once/cluster';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
+import { TEST_KEYRING, testLeaseSeal } from '../support/test-cluster-key';
 
 /** A short lease, so expiries come quickly; every node of a bucket uses the same. */
 const LEASE = { ttlMs: 2000, renewIntervalMs: 500 } as const;
@@ -64,6 +65,7 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
     const lease = new ClusterLease({
       connection: nc ?? (await connection()),
       nodeId,
+      keyring: TEST_KEYRING,
       advertise: `${nodeId}.example:7700`,
       clusterName,
       replicas: 3,
@@ -116,7 +118,10 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
     const takeover = b.events.find((event) => event.role.role === 'leader')!;
     expect(lastOfA.role).toEqual({ role: 'none' });
     expect(lastOfA.order).toBeLessThan(takeover.order);
-    const stale = encodeLeaseValue({ node: 'a', advertise: 'a.example:7700', term: 1 });
+    const stale = encodeLeaseValue(
+      { node: 'a', advertise: 'a.example:7700', term: 1 },
+      testLeaseSeal('takeover'),
+    );
     await expect(kv.update('leader', stale, staleRevision)).rejects.toMatchObject({
       code: JetStreamApiCodes.StreamWrongLastSequence,
     });
@@ -192,6 +197,7 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
     const other = new ClusterLease({
       connection: await connection(),
       nodeId: 'b',
+      keyring: TEST_KEYRING,
       clusterName: 'ttls',
       ttlMs: 2 * LEASE.ttlMs,
       renewIntervalMs: LEASE.renewIntervalMs,

@@ -1,6 +1,7 @@
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { type MsgHdrs } from '@nats-io/nats-core';
 import {
+  GroupAuthenticator,
   JetStreamJournal,
   JournalFencedError,
   clusterNames,
@@ -19,6 +20,7 @@ import {
   portDraft,
   readAllEntries,
 } from '../support/journal-port-suite';
+import { TEST_KEYRING } from '../support/test-cluster-key';
 
 /**
  * The replicated journal on three real nats-server processes: the journal
@@ -48,6 +50,7 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const journal = await JetStreamJournal.open({
         connection: await connections.to(servers),
         clusterName,
+        keyring: TEST_KEYRING,
         ...options,
       });
       journals.push(journal);
@@ -212,16 +215,18 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const damaged = encodeGroupMessage(
         [encodeEntry({ ...portDraft(6), op: 6, timestamp: 1n })],
         6,
+        2,
+        new GroupAuthenticator(TEST_KEYRING, clusterNames(clusterName).stream),
       );
       damaged.payload[damaged.payload.length - 1] ^= 0xff;
       await publishAround(damaged);
 
+      // Damaged after it was signed: its MAC no longer verifies.
       await expect(readAllEntries(reader, 3)).rejects.toMatchObject({
-        code: 'JOURNAL_CORRUPT',
+        code: 'JOURNAL_GROUP_UNVERIFIED',
         op: 6,
-        reason: 'checksum mismatch',
       });
-      await expect(open()).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT', op: 6 });
+      await expect(open()).rejects.toMatchObject({ code: 'JOURNAL_GROUP_UNVERIFIED', op: 6 });
     });
 
     it('given a message appended around the journal that skips ops, then a read and a tail stop at the first missing op', async () => {
@@ -230,7 +235,12 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       await writer.close();
       const reader = await open();
       await publishAround(
-        encodeGroupMessage([encodeEntry({ ...portDraft(8), op: 8, timestamp: 1n })], 8),
+        encodeGroupMessage(
+          [encodeEntry({ ...portDraft(8), op: 8, timestamp: 1n })],
+          8,
+          2,
+          new GroupAuthenticator(TEST_KEYRING, clusterNames(clusterName).stream),
+        ),
       );
 
       await expect(readAllEntries(reader)).rejects.toMatchObject({
