@@ -55,7 +55,10 @@ describe('the cluster keyring', () => {
   });
 
   it('reads hex keys one per line, skipping blank lines and # comments', () => {
-    const ring = parseClusterKeys(`# new key first\n\n  ${HEX_B.toUpperCase()}  \r\n${HEX_A}\n`, 'f');
+    const ring = parseClusterKeys(
+      `# new key first\n\n  ${HEX_B.toUpperCase()}  \r\n${HEX_A}\n`,
+      'f',
+    );
     expect(ring.size).toBe(2);
   });
 
@@ -74,9 +77,7 @@ describe('the cluster keyring', () => {
   });
 
   it('refuses raw keys under 32 bytes', () => {
-    expect(keyError(() => new ClusterKeyring([Buffer.alloc(31)])).code).toBe(
-      'CLUSTER_KEY_INVALID',
-    );
+    expect(keyError(() => new ClusterKeyring([Buffer.alloc(31)])).code).toBe('CLUSTER_KEY_INVALID');
     expect(keyError(() => new ClusterKeyring([])).code).toBe('CLUSTER_KEY_INVALID');
   });
 

@@ -327,7 +327,7 @@ export class ClusterLease {
     if (state.holder === undefined) {
       why =
         state.problem === 'unverified'
-          ? 'does not verify under this node\'s cluster key'
+          ? "does not verify under this node's cluster key"
           : 'is not a lease value';
     } else if (this.isReplay(state.holder)) {
       why = `replays an older leadership (${state.holder.node}, term ${state.holder.term})`;

@@ -30,7 +30,9 @@ describe('the lease options', () => {
     [{ replicas: 0 }, /replicas must be an integer from 1 to 5/],
     [{ nodeId: 'n 1' }, /nodeId "n 1" must be 1 to 64 letters/],
   ])('refuse %j', (overrides, message) => {
-    expect(() => resolveLeaseOptions({ connection, keyring, nodeId: 'n1', ...overrides })).toThrow(message);
+    expect(() => resolveLeaseOptions({ connection, keyring, nodeId: 'n1', ...overrides })).toThrow(
+      message,
+    );
   });
 
   it.each(['once', 'orders-eu_1', 'x'.repeat(64), '', 'a.b', 'a b', 'x'.repeat(65)])(
@@ -39,7 +41,9 @@ describe('the lease options', () => {
       const bySettings = accepts(() => parseSetting(setting('clusterName'), name));
       expect(accepts(() => clusterNames(name))).toBe(bySettings);
       expect(accepts(() => parseSetting(setting('nodeId'), name))).toBe(bySettings);
-      expect(accepts(() => resolveLeaseOptions({ connection, keyring, nodeId: name }))).toBe(bySettings);
+      expect(accepts(() => resolveLeaseOptions({ connection, keyring, nodeId: name }))).toBe(
+        bySettings,
+      );
     },
   );
 });
