@@ -56,7 +56,7 @@ export class GroupAuthenticator {
       );
     }
     const tag = Buffer.from(mac, 'base64');
-    if (!this.keyring.verify('journalGroup', this.#parts(position, payload), tag)) {
+    if (!this.keyring.verify('journalGroup', this.#parts(position, payload), tag, position.seq)) {
       throw new JournalGroupUnverifiedError(
         position.firstOp,
         position.seq,

@@ -76,6 +76,27 @@ describe('the cluster keyring', () => {
     expect(error.message).not.toContain('abab');
   });
 
+  it('lets a retired key verify only the groups stored at or below its last sequence, and no lease value', () => {
+    const old = parseClusterKeys(HEX_A, 'f');
+    const rotated = parseClusterKeys(`${HEX_B}\n${HEX_A} through=120\n`, 'f');
+    const group = old.sign('journalGroup', parts);
+    expect(rotated.verify('journalGroup', parts, group, 120)).toBe(true);
+    expect(rotated.verify('journalGroup', parts, group, 121)).toBe(false);
+    expect(rotated.verify('lease', parts, old.sign('lease', parts))).toBe(false);
+    expect(rotated.verify('journalGroup', parts, rotated.sign('journalGroup', parts), 9_999)).toBe(
+      true,
+    );
+  });
+
+  it.each([
+    ['the signing key retired', `${HEX_A} through=5`],
+    ['a retirement that is not a sequence', `${HEX_B}\n${HEX_A} through=x`],
+    ['a sequence 0', `${HEX_B}\n${HEX_A} through=0`],
+    ['more words after the key', `${HEX_B}\n${HEX_A} through=5 extra`],
+  ])('refuses %s as CLUSTER_KEY_INVALID', (_what, text) => {
+    expect(keyError(() => parseClusterKeys(text, 'f')).code).toBe('CLUSTER_KEY_INVALID');
+  });
+
   it('refuses raw keys under 32 bytes', () => {
     expect(keyError(() => new ClusterKeyring([Buffer.alloc(31)])).code).toBe('CLUSTER_KEY_INVALID');
     expect(keyError(() => new ClusterKeyring([])).code).toBe('CLUSTER_KEY_INVALID');

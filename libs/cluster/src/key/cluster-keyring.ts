@@ -17,11 +17,26 @@ export const KeyPurpose = {
 
 type Purpose = (typeof KeyPurpose)[keyof typeof KeyPurpose];
 
+/** What a MAC is made for: a journal group or a lease value. */
+export type MacPurpose = 'journalGroup' | 'lease';
+
 /** One key of the ring, expanded into its per-purpose keys once. */
 interface DerivedKeys {
   readonly journalGroup: Buffer;
   readonly lease: Buffer;
   readonly resumeToken: Buffer;
+  /**
+   * A retired key verifies journal groups stored at this stream sequence or
+   * below only, and no lease value; `Infinity` for a key in service.
+   */
+  readonly throughSeq: number;
+}
+
+/** A key as a ring is given it: its bytes, and for a retired key the last sequence it signed. */
+export interface RingKey {
+  readonly key: Uint8Array;
+  /** Set: the key is retired, it verifies groups at this stream sequence or below only. */
+  readonly throughSeq?: number;
 }
 
 /**
@@ -37,11 +52,22 @@ interface DerivedKeys {
 export class ClusterKeyring {
   readonly #keys: readonly DerivedKeys[];
 
-  constructor(keys: readonly Uint8Array[]) {
+  /**
+   * @param keys the first signs and must not be retired; the others verify
+   *   (a retired one, see {@link RingKey}, only what it signed before a point)
+   */
+  constructor(keys: readonly (Uint8Array | RingKey)[]) {
     if (keys.length === 0) {
       throw new ClusterKeyError('CLUSTER_KEY_INVALID', 'the cluster key list is empty');
     }
-    this.#keys = keys.map((key, i) => {
+    this.#keys = keys.map((given, i) => {
+      const { key, throughSeq } = given instanceof Uint8Array ? { key: given } : given;
+      if (throughSeq !== undefined && i === 0) {
+        throw new ClusterKeyError(
+          'CLUSTER_KEY_INVALID',
+          'the first cluster key signs: it cannot be retired (put the new key first)',
+        );
+      }
       if (key.byteLength < CLUSTER_KEY_BYTES_MIN) {
         throw new ClusterKeyError(
           'CLUSTER_KEY_INVALID',
@@ -52,6 +78,7 @@ export class ClusterKeyring {
         journalGroup: derive(key, KeyPurpose.journalGroup),
         lease: derive(key, KeyPurpose.lease),
         resumeToken: derive(key, KeyPurpose.resumeToken),
+        throughSeq: throughSeq ?? Infinity,
       };
     });
   }
@@ -62,14 +89,27 @@ export class ClusterKeyring {
   }
 
   /** HMAC-SHA256 of `parts` (in order) under the signing key's `purpose` key. */
-  sign(purpose: keyof DerivedKeys, parts: readonly Uint8Array[]): Buffer {
+  sign(purpose: MacPurpose, parts: readonly Uint8Array[]): Buffer {
     return mac(this.#keys[0][purpose], parts);
   }
 
-  /** True when `tag` is the MAC of `parts` under one of the ring's keys for `purpose`. */
-  verify(purpose: keyof DerivedKeys, parts: readonly Uint8Array[], tag: Uint8Array): boolean {
+  /**
+   * True when `tag` is the MAC of `parts` under one of the ring's keys for
+   * `purpose`. A retired key counts only for a journal group stored at or
+   * below its last sequence (`seq`), never for a lease value.
+   */
+  verify(
+    purpose: MacPurpose,
+    parts: readonly Uint8Array[],
+    tag: Uint8Array,
+    seq = Infinity,
+  ): boolean {
     if (tag.byteLength !== 32) return false;
-    return this.#keys.some((keys) => timingSafeEqual(mac(keys[purpose], parts), tag));
+    return this.#keys.some(
+      (keys) =>
+        (keys.throughSeq === Infinity || (purpose === 'journalGroup' && seq <= keys.throughSeq)) &&
+        timingSafeEqual(mac(keys[purpose], parts), tag),
+    );
   }
 
   /**
@@ -89,7 +129,10 @@ export class ClusterKeyring {
 /**
  * Reads a cluster key file: one key per line as hex (at least 64 hex digits,
  * 32 bytes; `openssl rand -hex 32` makes one), the first line the signing
- * key, blank lines and lines starting with `#` ignored. Throws
+ * key, blank lines and lines starting with `#` ignored. A key after the
+ * first may be followed by ` through=<seq>`: retired, it verifies only the
+ * journal groups stored at that stream sequence or below (what it signed
+ * before the rotation), so a stolen old key signs nothing new. Throws
  * {@link ClusterKeyError} naming the file and the line, never the key.
  */
 export function readClusterKeyFile(file: string): ClusterKeyring {
@@ -108,11 +151,22 @@ export function readClusterKeyFile(file: string): ClusterKeyring {
 
 /** The keys of a key file's text (see {@link readClusterKeyFile}); `source` names it in errors. */
 export function parseClusterKeys(text: string, source: string): ClusterKeyring {
-  const keys: Buffer[] = [];
+  const keys: RingKey[] = [];
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, i) => {
-    const line = raw.trim();
+    const [line, retirement, ...rest] = raw.trim().split(/\s+/);
     if (line === '' || line.startsWith('#')) return;
+    let throughSeq: number | undefined;
+    if (retirement !== undefined) {
+      const match = /^through=([1-9][0-9]{0,15})$/.exec(retirement);
+      throughSeq = match ? Number(match[1]) : undefined;
+      if (throughSeq === undefined || rest.length > 0) {
+        throw new ClusterKeyError(
+          'CLUSTER_KEY_INVALID',
+          `line ${i + 1} of the cluster key file ${source} has more than a key and "through=<stream sequence>"`,
+        );
+      }
+    }
     if (!/^([0-9a-fA-F]{2})+$/.test(line)) {
       throw new ClusterKeyError(
         'CLUSTER_KEY_INVALID',
@@ -125,7 +179,7 @@ export function parseClusterKeys(text: string, source: string): ClusterKeyring {
         `the key on line ${i + 1} of the cluster key file ${source} holds ${line.length / 2} bytes, at least ${CLUSTER_KEY_BYTES_MIN} are needed (make one with: openssl rand -hex 32)`,
       );
     }
-    keys.push(Buffer.from(line, 'hex'));
+    keys.push({ key: Buffer.from(line, 'hex'), throughSeq });
   });
   if (keys.length === 0) {
     throw new ClusterKeyError(

@@ -3,6 +3,8 @@ export {
   CLUSTER_KEY_BYTES_MIN,
   ClusterKeyring,
   KeyPurpose,
+  type MacPurpose,
+  type RingKey,
   parseClusterKeys,
   readClusterKeyFile,
 } from './cluster-keyring';
