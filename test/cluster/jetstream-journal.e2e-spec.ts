@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { type MsgHdrs } from '@nats-io/nats-core';
 import {
   GroupAuthenticator,
   JetStreamJournal,
   JournalFencedError,
+  clusterConfigBucket,
   clusterNames,
   encodeGroupMessage,
 } from '@once/cluster';
@@ -87,6 +90,25 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       expect((await streamInfo()).config).toMatchObject({ num_replicas: 3, deny_delete: true });
       await appendDurably(a, 1, 3);
       expect((await readAllEntries(c)).map((entry) => entry.op)).toEqual([1, 2, 3]);
+    });
+
+    it('given a config bucket holding a resume-token secret in clear (an earlier build), when the journal opens, then that secret is purged and the one in use is derived from the cluster key', async () => {
+      const kv = await new Kvm(jetstream(await connections.to(cluster.urls))).create(
+        clusterConfigBucket(clusterName),
+        { history: 1, replicas: 3, storage: StorageType.File, allow_direct: false },
+      );
+      const clear = randomBytes(32);
+      await kv.put('secret', clear);
+
+      const journal = await open();
+
+      expect(journal.nodeSecret.equals(TEST_KEYRING.resumeSecret(clusterName))).toBe(true);
+      expect(journal.nodeSecret.equals(clear)).toBe(false);
+      const left = await kv.get('secret');
+      expect(left === null || left.operation !== 'PUT').toBe(true);
+      const history = await kv.history({ key: 'secret' });
+      for await (const entry of history)
+        expect(Buffer.from(entry.value).includes(clear)).toBe(false);
     });
 
     it('given a writer, when a stale second writer appends, then it is refused with JOURNAL_FENCED and nothing of it is stored', async () => {
