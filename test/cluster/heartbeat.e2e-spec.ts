@@ -7,6 +7,7 @@ import {
   NodeHeartbeat,
 } from '@once/cluster';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
+import { TEST_KEYRING } from '../support/test-cluster-key';
 
 /** Short heartbeats, so expiries come quickly; every node of a bucket uses the same TTL. */
 const BEAT = { ttlMs: 2000, intervalMs: 500, replicas: 3 } as const;
@@ -43,7 +44,7 @@ describe('given a JetStream cluster and nodes writing heartbeats', () => {
   }
 
   async function options(clusterName: string, nc?: NatsConnection): Promise<HeartbeatOptions> {
-    return { connection: nc ?? (await connection()), clusterName, ...BEAT };
+    return { connection: nc ?? (await connection()), clusterName, keyring: TEST_KEYRING, ...BEAT };
   }
 
   async function node(nodeId: string, clusterName: string, nc?: NatsConnection) {
@@ -137,6 +138,7 @@ describe('given a JetStream cluster and nodes writing heartbeats', () => {
     const members = new ClusterMembers({
       connection: nc,
       clusterName: 'goodbye',
+      keyring: TEST_KEYRING,
       ...BEAT,
       ...long,
     });
@@ -147,6 +149,7 @@ describe('given a JetStream cluster and nodes writing heartbeats', () => {
     const a = new NodeHeartbeat({
       connection: nc,
       clusterName: 'goodbye',
+      keyring: TEST_KEYRING,
       ...BEAT,
       ...long,
       nodeId: 'a',

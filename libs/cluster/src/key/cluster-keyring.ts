@@ -12,18 +12,20 @@ export const CLUSTER_KEY_BYTES_MIN = 32;
 export const KeyPurpose = {
   journalGroup: 'once journal group v1',
   lease: 'once lease value v1',
+  heartbeat: 'once heartbeat v1',
   resumeToken: 'once resume-token v1',
 } as const;
 
 type Purpose = (typeof KeyPurpose)[keyof typeof KeyPurpose];
 
-/** What a MAC is made for: a journal group or a lease value. */
-export type MacPurpose = 'journalGroup' | 'lease';
+/** What a MAC is made for: a journal group, a lease value, a node's heartbeat. */
+export type MacPurpose = 'journalGroup' | 'lease' | 'heartbeat';
 
 /** One key of the ring, expanded into its per-purpose keys once. */
 interface DerivedKeys {
   readonly journalGroup: Buffer;
   readonly lease: Buffer;
+  readonly heartbeat: Buffer;
   readonly resumeToken: Buffer;
   /**
    * A retired key verifies journal groups stored at this stream sequence or
@@ -77,6 +79,7 @@ export class ClusterKeyring {
       return {
         journalGroup: derive(key, KeyPurpose.journalGroup),
         lease: derive(key, KeyPurpose.lease),
+        heartbeat: derive(key, KeyPurpose.heartbeat),
         resumeToken: derive(key, KeyPurpose.resumeToken),
         throughSeq: throughSeq ?? Infinity,
       };

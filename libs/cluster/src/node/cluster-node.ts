@@ -21,7 +21,7 @@ import {
 import { JournalStore } from '@once/journal';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom } from 'rxjs';
 import { StreamFollower } from '../follower';
-import { NodeHeartbeat } from '../heartbeat';
+import { NodeHeartbeat, heartbeatSealOf } from '../heartbeat';
 import { openClusterBucket } from '../lease/cluster-bucket';
 import { LEASE_DEFAULTS } from '../lease/lease-options';
 import { advertisedCodeOf, nodesBlocking, readLiveNodes } from './code-finalization';
@@ -268,6 +268,7 @@ export class ClusterNode implements WriteRole, TermHost {
     const bucketOptions = {
       connection: this.connection,
       clusterName: this.options.clusterName ?? LEASE_DEFAULTS.clusterName,
+      keyring: this.keyring,
       replicas: this.options.replicas ?? LEASE_DEFAULTS.replicas,
       ttlMs: this.options.leaseTtlMs ?? LEASE_DEFAULTS.ttlMs,
       intervalMs: this.renewIntervalMs,
@@ -315,7 +316,17 @@ export class ClusterNode implements WriteRole, TermHost {
       this.holdCode('held by the upgrade finalization setting (hold)');
       return;
     }
-    const blocking = nodesBlocking(code, await readLiveNodes(this.#bucket), this.nodeId);
+    const blocking = nodesBlocking(
+      code,
+      await readLiveNodes(
+        this.#bucket,
+        heartbeatSealOf({
+          keyring: this.keyring,
+          clusterName: this.options.clusterName ?? LEASE_DEFAULTS.clusterName,
+        }),
+      ),
+      this.nodeId,
+    );
     if (blocking.length > 0) {
       const who = blocking.map(({ node, reason }) => `${node}: ${reason}`).join('; ');
       this.holdCode(`waiting for every live node to run it (${who})`);
