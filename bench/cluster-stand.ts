@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePorts } from '@once/testing';
 import { type BenchContext } from './bench-context';
@@ -43,6 +45,13 @@ export class ClusterStand {
     options: ClusterStandOptions,
   ): Promise<ClusterStand> {
     const ports = await freePorts(options.nodes);
+    // The cluster key every node is given, as an operator would give it.
+    await mkdir(join(context.workDir, options.clusterName), { recursive: true });
+    await writeFile(
+      join(context.workDir, options.clusterName, 'cluster.key'),
+      `${randomBytes(32).toString('hex')}\n`,
+      { mode: 0o600 },
+    );
     const stand = new ClusterStand(context, options, nats, ports, []);
     try {
       for (let index = 0; index < options.nodes; index++) await stand.restart(index);
@@ -68,6 +77,11 @@ export class ClusterStand {
     return node;
   }
 
+  /** The cluster key file of this stand's nodes (`ONCE_CLUSTER_KEY_FILE`). */
+  private get keyFile(): string {
+    return join(this.context.workDir, this.options.clusterName, 'cluster.key');
+  }
+
   /** How node `index` is started: the same every time, so it comes back as itself. */
   nodeOptions(index: number): OnceServiceOptions {
     return {
@@ -78,6 +92,7 @@ export class ClusterStand {
       port: this.ports[index],
       env: {
         ONCE_NATS_SERVERS: this.nats.urls.join(','),
+        ONCE_CLUSTER_KEY_FILE: this.keyFile,
         ONCE_CLUSTER_NAME: this.options.clusterName,
         ONCE_NODE_ID: `node${index + 1}`,
         ONCE_ADVERTISE: `${CLUSTER_HOST}:${this.ports[index]}`,

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Status, randomClientId } from '@once/protocol';
-import { OnceCluster, RawClient, bodyJson, freePorts } from '@once/testing';
+import { OnceCluster, RawClient, bodyJson, freePorts, writeClusterKeyFile } from '@once/testing';
 import { commandOk, registerOk } from '../support/sessions';
 import { ADMIN_PASSWORD, accountName, runServiceToExit } from '../support/wire';
 
@@ -125,11 +125,16 @@ describe('given cluster settings naming a NATS server nobody runs', () => {
   it('when the reference service starts, then it exits 1 saying which NATS servers it could not reach', async () => {
     const [port] = await freePorts(1);
     const dataDir = join(tmpdir(), `once-no-nats-${port}`);
+    const key = await writeClusterKeyFile();
     const { code, output } = await runServiceToExit({
       ONCE_NATS_SERVERS: `nats://127.0.0.1:${port}`,
       ONCE_NODE_ID: 'n1',
       ONCE_DATA_DIR: dataDir,
-    }).finally(() => rm(dataDir, { recursive: true, force: true }));
+      ONCE_CLUSTER_KEY_FILE: key.file,
+    }).finally(async () => {
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(key.dir, { recursive: true, force: true });
+    });
     expect(code).toBe(1);
     expect(output).toContain(
       `once: cannot start: cannot reach the cluster's NATS servers (nats://127.0.0.1:${port}): connection refused (NATS_UNREACHABLE)`,

@@ -9,6 +9,7 @@ import {
   encodeLeaseValue,
 } from '@once/cluster';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
+import { TEST_KEYRING, testLeaseSeal } from '../support/test-cluster-key';
 
 /** A short lease, so expiries come quickly; every node of a bucket uses the same. */
 const LEASE = { ttlMs: 2000, renewIntervalMs: 500 } as const;
@@ -64,6 +65,7 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
     const lease = new ClusterLease({
       connection: nc ?? (await connection()),
       nodeId,
+      keyring: TEST_KEYRING,
       advertise: `${nodeId}.example:7700`,
       clusterName,
       replicas: 3,
@@ -116,7 +118,10 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
     const takeover = b.events.find((event) => event.role.role === 'leader')!;
     expect(lastOfA.role).toEqual({ role: 'none' });
     expect(lastOfA.order).toBeLessThan(takeover.order);
-    const stale = encodeLeaseValue({ node: 'a', advertise: 'a.example:7700', term: 1 });
+    const stale = encodeLeaseValue(
+      { node: 'a', advertise: 'a.example:7700', term: 1 },
+      testLeaseSeal('takeover'),
+    );
     await expect(kv.update('leader', stale, staleRevision)).rejects.toMatchObject({
       code: JetStreamApiCodes.StreamWrongLastSequence,
     });
@@ -192,6 +197,7 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
     const other = new ClusterLease({
       connection: await connection(),
       nodeId: 'b',
+      keyring: TEST_KEYRING,
       clusterName: 'ttls',
       ttlMs: 2 * LEASE.ttlMs,
       renewIntervalMs: LEASE.renewIntervalMs,
@@ -204,6 +210,42 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
   });
 
   /** Revisions of the lease key, read until `count` distinct ones are seen. */
+  it.each([
+    ['a value without a MAC naming another node and address', false],
+    ['a validly signed value of another node at the held term (a replay)', true],
+  ])(
+    'when %s is written to the key, then the leader keeps leading and writes over it, and the follower keeps following it',
+    async (_what, signed) => {
+      const name = signed ? 'replayed' : 'forged';
+      const a = await contender('a', name);
+      await eventually(() => a.lease.role().role === 'leader', 'a leads', TAKEOVER_BOUND_MS);
+      const b = await contender('b', name);
+      await eventually(() => b.lease.role().role === 'follower', 'b follows', TAKEOVER_BOUND_MS);
+      const kv = await bucketOf(name);
+      const intruder = { node: 'evil', advertise: '127.0.0.1:17999', term: 1 };
+
+      for (let round = 0; round < 3; round++) {
+        await kv.put(
+          'leader',
+          signed
+            ? encodeLeaseValue(intruder, testLeaseSeal(name))
+            : JSON.stringify({ ...intruder, term: 50 + round }),
+        );
+        await eventually(
+          async () => (await kv.get('leader'))?.json<{ node: string }>().node === 'a',
+          'a writes its renewal over the intruder',
+          TAKEOVER_BOUND_MS,
+        );
+      }
+
+      expect(a.events.map((event) => event.role.role)).toEqual(['leader']);
+      expect(a.lease.role()).toMatchObject({ role: 'leader', term: 1 });
+      expect(b.lease.role()).toMatchObject({ role: 'follower', holder: { node: 'a', term: 1 } });
+      const named = [...a.events, ...b.events].map((event) => JSON.stringify(event.role));
+      expect(named.join()).not.toContain('evil');
+    },
+  );
+
   async function revisionsOf(clusterName: string, count: number): Promise<number[]> {
     const kv = await bucketOf(clusterName);
     const seen: number[] = [];

@@ -12,6 +12,7 @@ import {
 } from '../../libs/engine/src/__fixtures__/random-history.fixture';
 import { sampleModules } from '../../libs/engine/src/__fixtures__/sample-modules.fixture';
 import { freshClusterName } from '../support/jetstream-journal-harness';
+import { TEST_CLUSTER_KEY } from '../support/test-cluster-key';
 
 jest.setTimeout(300_000);
 
@@ -57,6 +58,7 @@ describe('given a NATS server and cluster nodes in this process', () => {
         const clock = { now: 1_800_000_000_000_000_000n };
         const base = {
           natsServers: nats.urls,
+          clusterKeys: [TEST_CLUSTER_KEY],
           clusterName: freshClusterName(),
           replicas: 1,
           settings: { clientsMax: 3, ring: 2 },

@@ -1,3 +1,5 @@
+import { jetstream } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import {
   type ClusterLogger,
@@ -5,8 +7,10 @@ import {
   type HeartbeatOptions,
   type MembershipChange,
   NodeHeartbeat,
+  clusterNames,
 } from '@once/cluster';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
+import { TEST_KEYRING } from '../support/test-cluster-key';
 
 /** Short heartbeats, so expiries come quickly; every node of a bucket uses the same TTL. */
 const BEAT = { ttlMs: 2000, intervalMs: 500, replicas: 3 } as const;
@@ -43,7 +47,7 @@ describe('given a JetStream cluster and nodes writing heartbeats', () => {
   }
 
   async function options(clusterName: string, nc?: NatsConnection): Promise<HeartbeatOptions> {
-    return { connection: nc ?? (await connection()), clusterName, ...BEAT };
+    return { connection: nc ?? (await connection()), clusterName, keyring: TEST_KEYRING, ...BEAT };
   }
 
   async function node(nodeId: string, clusterName: string, nc?: NatsConnection) {
@@ -87,6 +91,31 @@ describe('given a JetStream cluster and nodes writing heartbeats', () => {
     expect([...members.live().keys()]).toEqual(['a']);
     expect(a.isLive()).toBe(true);
     await eventually(() => !b.isLive(), 'b knows it is no longer seen', EXPIRY_BOUND_MS);
+  });
+
+  it('when a heartbeat without a valid MAC is written for a node, then no watcher counts that node live, and it says why', async () => {
+    const warnings: string[] = [];
+    const { members, changes } = await watcher('forged', undefined, {
+      log: () => undefined,
+      warn: (message) => warnings.push(message),
+    });
+    const a = await node('a', 'forged');
+    await eventually(() => members.live().has('a'), 'a live', EXPIRY_BOUND_MS);
+    const kv = await new Kvm(jetstream(await connection())).open(clusterNames('forged').bucket);
+
+    await kv.put(
+      'node.evil',
+      JSON.stringify({ advertise: '127.0.0.1:17999', startedAt: 1, mac: 'x'.repeat(43) + '=' }),
+    );
+    await eventually(
+      () => warnings.some((warning) => /heartbeat of evil .*does not verify/.test(warning)),
+      'the forged heartbeat is reported',
+      EXPIRY_BOUND_MS,
+    );
+
+    expect([...members.live().keys()]).toEqual(['a']);
+    expect(changes.map((change) => change.node)).not.toContain('evil');
+    expect(a.isLive()).toBe(true);
   });
 
   it('when the watcher is cut off from NATS, then nobody leaves on its clock alone, and once back it sees who left', async () => {
@@ -137,6 +166,7 @@ describe('given a JetStream cluster and nodes writing heartbeats', () => {
     const members = new ClusterMembers({
       connection: nc,
       clusterName: 'goodbye',
+      keyring: TEST_KEYRING,
       ...BEAT,
       ...long,
     });
@@ -147,6 +177,7 @@ describe('given a JetStream cluster and nodes writing heartbeats', () => {
     const a = new NodeHeartbeat({
       connection: nc,
       clusterName: 'goodbye',
+      keyring: TEST_KEYRING,
       ...BEAT,
       ...long,
       nodeId: 'a',

@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { type MsgHdrs } from '@nats-io/nats-core';
 import {
+  GroupAuthenticator,
   JetStreamJournal,
   JournalFencedError,
+  clusterConfigBucket,
   clusterNames,
   encodeGroupMessage,
 } from '@once/cluster';
@@ -19,6 +23,7 @@ import {
   portDraft,
   readAllEntries,
 } from '../support/journal-port-suite';
+import { TEST_KEYRING } from '../support/test-cluster-key';
 
 /**
  * The replicated journal on three real nats-server processes: the journal
@@ -48,6 +53,7 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const journal = await JetStreamJournal.open({
         connection: await connections.to(servers),
         clusterName,
+        keyring: TEST_KEYRING,
         ...options,
       });
       journals.push(journal);
@@ -84,6 +90,25 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       expect((await streamInfo()).config).toMatchObject({ num_replicas: 3, deny_delete: true });
       await appendDurably(a, 1, 3);
       expect((await readAllEntries(c)).map((entry) => entry.op)).toEqual([1, 2, 3]);
+    });
+
+    it('given a config bucket holding a resume-token secret in clear (an earlier build), when the journal opens, then that secret is purged and the one in use is derived from the cluster key', async () => {
+      const kv = await new Kvm(jetstream(await connections.to(cluster.urls))).create(
+        clusterConfigBucket(clusterName),
+        { history: 1, replicas: 3, storage: StorageType.File, allow_direct: false },
+      );
+      const clear = randomBytes(32);
+      await kv.put('secret', clear);
+
+      const journal = await open();
+
+      expect(journal.nodeSecret.equals(TEST_KEYRING.resumeSecret(clusterName))).toBe(true);
+      expect(journal.nodeSecret.equals(clear)).toBe(false);
+      const left = await kv.get('secret');
+      expect(left === null || left.operation !== 'PUT').toBe(true);
+      const history = await kv.history({ key: 'secret' });
+      for await (const entry of history)
+        expect(Buffer.from(entry.value).includes(clear)).toBe(false);
     });
 
     it('given a writer, when a stale second writer appends, then it is refused with JOURNAL_FENCED and nothing of it is stored', async () => {
@@ -212,16 +237,18 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       const damaged = encodeGroupMessage(
         [encodeEntry({ ...portDraft(6), op: 6, timestamp: 1n })],
         6,
+        2,
+        new GroupAuthenticator(TEST_KEYRING, clusterNames(clusterName).stream),
       );
       damaged.payload[damaged.payload.length - 1] ^= 0xff;
       await publishAround(damaged);
 
+      // Damaged after it was signed: its MAC no longer verifies.
       await expect(readAllEntries(reader, 3)).rejects.toMatchObject({
-        code: 'JOURNAL_CORRUPT',
+        code: 'JOURNAL_GROUP_UNVERIFIED',
         op: 6,
-        reason: 'checksum mismatch',
       });
-      await expect(open()).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT', op: 6 });
+      await expect(open()).rejects.toMatchObject({ code: 'JOURNAL_GROUP_UNVERIFIED', op: 6 });
     });
 
     it('given a message appended around the journal that skips ops, then a read and a tail stop at the first missing op', async () => {
@@ -230,7 +257,12 @@ describe('given three nats-server processes routed into one JetStream cluster', 
       await writer.close();
       const reader = await open();
       await publishAround(
-        encodeGroupMessage([encodeEntry({ ...portDraft(8), op: 8, timestamp: 1n })], 8),
+        encodeGroupMessage(
+          [encodeEntry({ ...portDraft(8), op: 8, timestamp: 1n })],
+          8,
+          2,
+          new GroupAuthenticator(TEST_KEYRING, clusterNames(clusterName).stream),
+        ),
       );
 
       await expect(readAllEntries(reader)).rejects.toMatchObject({

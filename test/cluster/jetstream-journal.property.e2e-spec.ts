@@ -7,6 +7,7 @@ import { JournalStore, encodeEntry } from '@once/journal';
 import { NatsCluster, eventually } from '@once/testing';
 import { Connections, freshClusterName } from '../support/jetstream-journal-harness';
 import { type SnapshotlessJournal, portDraft, readAllEntries } from '../support/journal-port-suite';
+import { TEST_KEYRING } from '../support/test-cluster-key';
 
 /** One step of a run: a burst of entries (one synchronous turn), or a close and reopen. */
 type Step =
@@ -94,6 +95,7 @@ describe('given a single nats-server with JetStream and a LevelDB directory', ()
                 JetStreamJournal.open({
                   connection,
                   clusterName,
+                  keyring: TEST_KEYRING,
                   replicas: 1,
                   clock: streamClock,
                   groupEntriesMax: 7,

@@ -6,6 +6,7 @@ import { type JournalEntry, JournalStore, encodeEntry } from '@once/journal';
 import { NatsCluster, eventually } from '@once/testing';
 import { Connections, freshClusterName } from '../support/jetstream-journal-harness';
 import { portDraft } from '../support/journal-port-suite';
+import { TEST_KEYRING } from '../support/test-cluster-key';
 
 async function readAll(journal: {
   readBatches(fromOp: number): AsyncIterable<JournalEntry[]>;
@@ -46,6 +47,7 @@ describe('given a leader appending to the cluster stream and a follower copying 
     const journal = await JetStreamJournal.open({
       connection: await connections.to(cluster.urls),
       clusterName,
+      keyring: TEST_KEYRING,
       replicas: 3,
     });
     opened.push(journal);

@@ -3,6 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { JetStreamJournal, type JetStreamJournalOptions } from '@once/cluster';
 import { type NatsCluster, TcpProxy, eventually } from '@once/testing';
 import { type JournalPortHarness, type WriteHold, portDraft } from './journal-port-suite';
+import { TEST_KEYRING } from './test-cluster-key';
 
 type Connection = Awaited<ReturnType<typeof connect>>;
 
@@ -47,7 +48,13 @@ export async function jetStreamHarness(
   const firstPort = Number(new URL(cluster.urls[0]).port);
   const proxy = await TcpProxy.start({ targetPort: firstPort });
   const open = async (connection: Connection) =>
-    JetStreamJournal.open({ connection, clusterName, replicas: 3, ...options });
+    JetStreamJournal.open({
+      connection,
+      clusterName,
+      replicas: 3,
+      keyring: TEST_KEYRING,
+      ...options,
+    });
   return {
     open: async () => open(await connections.to(`nats://127.0.0.1:${proxy.port}`)),
     breakWrites: async () => {

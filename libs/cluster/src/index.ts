@@ -1,4 +1,5 @@
 export { type ClusterNames, clusterNames } from './cluster-names';
+export * from './key';
 export * from './lease';
 export * from './heartbeat';
 export * from './journal';

@@ -352,6 +352,19 @@ export class Engine {
    * op) goes on from the journal, which holds every entry untouched.
    */
   private stopApplying(entry: JournalEntry, error: unknown): void {
+    this.haltApplying(entry.op, error);
+  }
+
+  /**
+   * Stops applying the journal before op `op`, for a reason found outside
+   * the applier: a cluster node that meets a stream message it must not
+   * trust (it does not verify under the cluster key) applies nothing of it
+   * and nothing after it. Like an entry the code cannot apply, it is
+   * reported by {@link stoppedApplying} (`code` and `op`) in health and
+   * PING, and the node serves nothing more until restarted. Once only.
+   */
+  haltApplying(op: number, error: unknown): void {
+    if (this.applyFailure) return;
     const failure = error instanceof Error ? error : new Error(String(error));
     this.applyFailure = failure;
     this.failure = failure;
@@ -359,7 +372,7 @@ export class Engine {
     this.pending.failAll(failure);
     const code = (failure as { code?: unknown }).code;
     this.logger.error(
-      `stopped applying the journal at op ${entry.op}${typeof code === 'string' ? ` (${code})` : ''}: ${failure.message}`,
+      `stopped applying the journal at op ${op}${typeof code === 'string' ? ` (${code})` : ''}: ${failure.message}`,
     );
     this.setPhase('failed');
   }

@@ -181,6 +181,25 @@ describe('reply frames', () => {
       });
     });
 
+    it('says why a node stopped applying the journal, code and op only, after every other key', () => {
+      const stopped = Object.assign(new Error('quotes a reply: secret-ish detail'), {
+        code: 'JOURNAL_GROUP_UNVERIFIED',
+        op: 39,
+      });
+      const frame = pingReply(
+        ping(),
+        38,
+        false,
+        { node: 'n1', role: 'none', leader: null },
+        stopped,
+      );
+      const body = frame.subarray(128).toString('utf8');
+      expect(body).toBe(
+        '{"version":1,"commit":38,"ready":false,"node":"n1","role":"none","leader":null,"stoppedApplying":{"code":"JOURNAL_GROUP_UNVERIFIED","op":39}}',
+      );
+      expect(body).not.toContain('secret-ish');
+    });
+
     it('answers a follower’s request NOT_READY, naming the leader in an additive key when it knows one', () => {
       const redirected = notLeaderAnswer(ping(), '10.0.0.1:7700', 7);
       expect(decodeHeader(redirected)).toMatchObject({

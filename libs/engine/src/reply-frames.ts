@@ -291,6 +291,7 @@ export function pingReply(
   commit: number,
   ready: boolean,
   cluster: PingClusterView = SINGLE_NODE_PING,
+  stoppedApplying?: Error,
 ): Buffer {
   const body = JSON.stringify({
     version: 1,
@@ -299,8 +300,22 @@ export function pingReply(
     node: cluster.node,
     role: cluster.role,
     leader: cluster.leader,
+    ...(stoppedApplying ? { stoppedApplying: stoppedApplyingView(stoppedApplying) } : {}),
   });
   return encodeReplyTo(request, { command: Command.Reply, status: Status.Ok, commit }, body);
+}
+
+/**
+ * Why a node stopped applying the journal, as PING and health show it: the
+ * error's stable `code` and the `op` it stopped at, not its message (which
+ * may quote a reply; the node's log has it).
+ */
+export function stoppedApplyingView(error: Error): { code: string | null; op: number | null } {
+  const { code, op } = error as { code?: unknown; op?: unknown };
+  return {
+    code: typeof code === 'string' ? code : null,
+    op: typeof op === 'number' ? op : null,
+  };
 }
 
 /** A framing failure's reply (BAD_FRAME, VERSION_UNSUPPORTED); the connection closes after it. */

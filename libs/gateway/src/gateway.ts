@@ -192,7 +192,8 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
       const request = parsed.request;
       if (request.operation === Operation.Ping) {
         const view = this.engineValue?.role.view;
-        return connection.send(pingReply(frame, this.commitOp, this.serving(), view));
+        const stopped = this.engineValue?.stoppedApplying;
+        return connection.send(pingReply(frame, this.commitOp, this.serving(), view, stopped));
       }
       if (!this.serving()) {
         const phase = this.stopping ? 'stopping' : (this.engineValue?.phase ?? 'opening');

@@ -587,6 +587,30 @@ export const SETTINGS = [
     layer: 'cluster',
   },
   {
+    name: 'clusterKeyFile',
+    env: 'ONCE_CLUSTER_KEY_FILE',
+    flag: '--cluster-key-file',
+    argument: '<file>',
+    kind: 'text',
+    defaultText: 'none (required in cluster mode)',
+    description:
+      'file of the cluster key, the same on every node and never in NATS: one hex key of at least 32 bytes per line (`openssl rand -hex 32`), the first signs, all verify; it authenticates journal groups and the lease, and derives the resume-token secret (see docs/operating/cluster-key.md)',
+    layer: 'cluster',
+  },
+  {
+    name: 'clusterUnsignedThroughSeq',
+    env: 'ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ',
+    flag: '--cluster-unsigned-through-seq',
+    argument: '<seq>',
+    kind: 'integer',
+    default: 0,
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    description:
+      'upgrading a cluster whose stream was written before cluster keys: its messages up to this stream sequence are accepted without a MAC (0: every message must verify)',
+    layer: 'cluster',
+  },
+  {
     name: 'nodeId',
     env: 'ONCE_NODE_ID',
     flag: '--node-id',

@@ -22,4 +22,9 @@ export {
 } from './nats-cluster';
 export { FrameServer } from './frame-server';
 export { freePorts } from './free-ports';
-export { type NodePing, OnceCluster, type OnceClusterOptions } from './once-cluster';
+export {
+  type NodePing,
+  OnceCluster,
+  type OnceClusterOptions,
+  writeClusterKeyFile,
+} from './once-cluster';

@@ -120,7 +120,7 @@ function describe(error: unknown): string {
 /**
  * Cluster mode, as the reference service reads it: on when ONCE_NATS_SERVERS
  * is set (with ONCE_NODE_ID, ONCE_ADVERTISE, ONCE_CLUSTER_NAME,
- * ONCE_CLUSTER_REPLICAS).
+ * ONCE_CLUSTER_REPLICAS, ONCE_CLUSTER_KEY_FILE, ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ).
  */
 function clusterOf(
   read: <N extends SettingName>(name: N) => SettingValue<N> | undefined,
@@ -132,6 +132,8 @@ function clusterOf(
     natsServers: servers.split(','),
     nodeId,
     clusterName: read('clusterName') ?? settingDefault('clusterName'),
+    clusterKeyFile: read('clusterKeyFile'),
+    unsignedThroughSeq: read('clusterUnsignedThroughSeq'),
     advertise: read('advertise') ?? null,
     replicas: read('clusterReplicas'),
   };

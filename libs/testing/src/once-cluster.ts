@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Operation } from '@once/protocol';
 import { eventually } from './eventually';
 import { freePorts } from './free-ports';
@@ -48,6 +52,12 @@ export interface OnceClusterOptions {
    * it. Default false.
    */
   readonly proxiedNats?: boolean;
+  /**
+   * The cluster key file every node is given (`ONCE_CLUSTER_KEY_FILE`).
+   * Default: a fresh random key in a temporary file, removed by `cleanup()`
+   * (see `keyFile`). `env` may still give a node list another.
+   */
+  readonly clusterKeyFile?: string;
 }
 
 /** What one node says of itself in its PING reply. */
@@ -74,6 +84,10 @@ export class OnceCluster {
     /** What each node advertises (`host:port`), in node order: the `leader` its PING names. */
     readonly advertised: readonly string[],
     private readonly links: readonly (readonly TcpProxy[])[],
+    /** The cluster key file every node was given (`ONCE_CLUSTER_KEY_FILE`). */
+    readonly keyFile: string,
+    /** The temporary directory of a generated key file, removed by `cleanup()`. */
+    private readonly keyDir: string | undefined,
   ) {}
 
   static async start(options: OnceClusterOptions = {}): Promise<OnceCluster> {
@@ -91,6 +105,8 @@ export class OnceCluster {
       servers: options.natsServers ?? 3,
       maxPayloadBytes: options.natsMaxPayloadBytes,
     });
+    const key = options.clusterKeyFile ? undefined : await writeClusterKeyFile();
+    const keyFile = options.clusterKeyFile ?? key!.file;
     const ports = options.ports ?? (await freePorts(count));
     const advertised = ports.map((port, i) => options.advertise?.[i] ?? `127.0.0.1:${port}`);
     const nodes: ServiceProcess[] = [];
@@ -107,6 +123,7 @@ export class OnceCluster {
             ...options.service,
             dataDir: options.dataDirs?.[i],
             env: {
+              ONCE_CLUSTER_KEY_FILE: keyFile,
               ...options.env,
               ONCE_PORT: String(ports[i]),
               ONCE_NATS_SERVERS: (links[i]?.map(natsUrlOf) ?? nats.urls).join(','),
@@ -122,9 +139,10 @@ export class OnceCluster {
       await Promise.allSettled(nodes.map((node) => node.cleanup()));
       await Promise.allSettled(links.flat().map((proxy) => proxy.close()));
       await nats.cleanup();
+      if (key) await rm(key.dir, { recursive: true, force: true });
       throw error;
     }
-    return new OnceCluster(nats, nodes, advertised, links);
+    return new OnceCluster(nats, nodes, advertised, links, keyFile, key?.dir);
   }
 
   /**
@@ -213,7 +231,19 @@ export class OnceCluster {
     await Promise.allSettled(this.nodes.map((node) => node.cleanup()));
     await Promise.allSettled(this.links.flat().map((proxy) => proxy.close()));
     await this.nats.cleanup();
+    if (this.keyDir) await rm(this.keyDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A fresh cluster key (32 random bytes, hex, as `openssl rand -hex 32` makes
+ * it) in a file of a new temporary directory.
+ */
+export async function writeClusterKeyFile(): Promise<{ dir: string; file: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'once-cluster-key-'));
+  const file = join(dir, 'cluster.key');
+  await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  return { dir, file };
 }
 
 /** One proxy to each of `urls` (`nats://127.0.0.1:<port>`), in order. */

@@ -12,6 +12,8 @@ export function clusterOptionsOf(config: ServerConfig): OnceClusterOptions | und
     natsServers: config.natsServers,
     nodeId: config.nodeId,
     clusterName: config.clusterName,
+    clusterKeyFile: config.clusterKeyFile,
+    unsignedThroughSeq: config.clusterUnsignedThroughSeq,
     advertise: config.advertise ?? null,
     replicas: config.clusterReplicas,
   };

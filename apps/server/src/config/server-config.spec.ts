@@ -38,6 +38,8 @@ describe('server settings', () => {
       tlsCaFile: undefined,
       natsServers: undefined,
       clusterName: 'once',
+      clusterKeyFile: undefined,
+      clusterUnsignedThroughSeq: 0,
       nodeId: undefined,
       advertise: undefined,
       clusterReplicas: 3,
@@ -272,11 +274,15 @@ describe('server settings', () => {
         ONCE_NATS_SERVERS: 'nats://n1:4222,nats://n2:4222',
         ONCE_NODE_ID: 'n1',
         ONCE_ADVERTISE: '10.0.0.1:7700',
+        ONCE_CLUSTER_KEY_FILE: '/run/secrets/cluster.key',
+        ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ: '812',
       });
       expect(clusterOptionsOf(cluster)).toEqual({
         natsServers: ['nats://n1:4222', 'nats://n2:4222'],
         nodeId: 'n1',
         clusterName: 'once',
+        clusterKeyFile: '/run/secrets/cluster.key',
+        unsignedThroughSeq: 812,
         advertise: '10.0.0.1:7700',
         replicas: 3,
       });

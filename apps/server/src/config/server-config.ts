@@ -49,6 +49,10 @@ export interface ServerConfig {
   /** The NATS servers of the cluster; set, the node runs in cluster mode. */
   readonly natsServers: readonly string[] | undefined;
   readonly clusterName: string;
+  /** The cluster key file; required in cluster mode (checked as the node opens: `CLUSTER_KEY_MISSING`). */
+  readonly clusterKeyFile: string | undefined;
+  /** Stream sequence through which messages may carry no MAC (a cluster upgraded to keys). */
+  readonly clusterUnsignedThroughSeq: number;
   /** This node's id in the cluster; required when `natsServers` is set. */
   readonly nodeId: string | undefined;
   /** `host:port` clients should use to reach this node. */

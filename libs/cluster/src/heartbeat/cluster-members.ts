@@ -14,6 +14,7 @@ import {
   HEARTBEAT_KEYS,
   type NodeInfo,
   decodeNodeInfo,
+  heartbeatSealOf,
   heartbeatKey,
   nodeIdOfKey,
 } from './node-info';
@@ -135,9 +136,11 @@ export class ClusterMembers {
       this.leave(node, 'stopped');
       return;
     }
-    const info = decodeNodeInfo(entry.value);
+    const info = decodeNodeInfo(entry.value, heartbeatSealOf(this.options), node);
     if (info === undefined) {
-      this.log.warn(`the heartbeat of ${node} holds a value this node cannot read`);
+      this.log.warn(
+        `the heartbeat of ${node} holds a value this node cannot read or that does not verify under its cluster key`,
+      );
       return;
     }
     const known = this.members.get(node);

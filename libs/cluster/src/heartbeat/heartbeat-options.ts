@@ -1,4 +1,5 @@
 import { type NatsConnection } from '@nats-io/transport-node';
+import { type ClusterKeyring } from '../key';
 import { type ClusterLogger, SILENT_CLUSTER_LOGGER } from '../lease/cluster-logger';
 import { LEASE_DEFAULTS, resolveBucketTiming } from '../lease/lease-options';
 
@@ -8,6 +9,11 @@ export interface HeartbeatOptions {
   readonly connection: NatsConnection;
   /** The cluster's name (`ONCE_CLUSTER_NAME`), which names the bucket. Default `once`. */
   readonly clusterName?: string;
+  /**
+   * The cluster key(s): a heartbeat is signed with the first; one that none
+   * verifies is not a node (see `encodeNodeInfo`). Required.
+   */
+  readonly keyring: ClusterKeyring;
   /**
    * How long a heartbeat lives: the bucket's TTL, shared with the lease (the
    * same bucket), so every node must use the same. Default 3000 ms.
@@ -40,6 +46,7 @@ export function resolveHeartbeatOptions(options: HeartbeatOptions): ResolvedHear
   return {
     connection: options.connection,
     clusterName: options.clusterName ?? LEASE_DEFAULTS.clusterName,
+    keyring: options.keyring,
     ...timing,
     logger: options.logger ?? SILENT_CLUSTER_LOGGER,
   };

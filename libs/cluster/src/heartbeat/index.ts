@@ -6,6 +6,8 @@ export {
   type NodeInfo,
   HEARTBEAT_KEYS,
   decodeNodeInfo,
+  heartbeatSealOf,
+  type HeartbeatSeal,
   encodeNodeInfo,
   heartbeatKey,
   nodeIdOfKey,

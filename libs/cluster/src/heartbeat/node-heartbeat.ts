@@ -5,7 +5,13 @@ import { describeFailure } from '../lease/kv-failures';
 import { checkNodeId } from '../lease/lease-options';
 import { Pause } from '../lease/pause';
 import { type HeartbeatOptions, resolveHeartbeatOptions } from './heartbeat-options';
-import { type AdvertisedCode, type NodeInfo, encodeNodeInfo, heartbeatKey } from './node-info';
+import {
+  type AdvertisedCode,
+  type NodeInfo,
+  encodeNodeInfo,
+  heartbeatKey,
+  heartbeatSealOf,
+} from './node-info';
 
 /** Options of {@link NodeHeartbeat}. */
 export interface NodeHeartbeatOptions extends HeartbeatOptions {
@@ -104,7 +110,10 @@ export class NodeHeartbeat {
   private async beat(): Promise<void> {
     const sentAtMs = performance.now();
     try {
-      this.revision = await this.kv!.put(this.key, encodeNodeInfo(this.info));
+      this.revision = await this.kv!.put(
+        this.key,
+        encodeNodeInfo(this.info, heartbeatSealOf(this.options), this.nodeId),
+      );
       this.lastBeatSentAtMs = sentAtMs;
       this.log.untroubled();
     } catch (error) {

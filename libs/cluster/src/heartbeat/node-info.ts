@@ -1,3 +1,5 @@
+import { type ClusterKeyring } from '../key';
+import { clusterNames } from '../cluster-names';
 import { jsonRecordOf } from '../json-record';
 
 /** What a node's heartbeat says of it. */
@@ -47,17 +49,52 @@ export function nodeIdOfKey(key: string): string | undefined {
   return /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined;
 }
 
-/** The heartbeat's value: `{"advertise":…,"startedAt":…,"code":…}` in UTF-8 JSON. */
-export function encodeNodeInfo(info: NodeInfo): Uint8Array {
-  return Buffer.from(
-    JSON.stringify({ advertise: info.advertise, startedAt: info.startedAt, code: info.code }),
-    'utf8',
-  );
+/**
+ * What authenticates heartbeats: the cluster keyring and the bucket, so a
+ * heartbeat signed for one cluster does not verify in another.
+ */
+export interface HeartbeatSeal {
+  readonly keyring: ClusterKeyring;
+  /** The cluster's bucket. */
+  readonly bucket: string;
 }
 
-/** The info a heartbeat value holds, or undefined when it is not one this codec writes. */
-export function decodeNodeInfo(bytes: Uint8Array): NodeInfo | undefined {
-  const record = jsonRecordOf(bytes);
+/** The MAC's place at the end of a heartbeat value: `,"mac":"<base64>"}`. */
+const MAC_SUFFIX = /,"mac":"([A-Za-z0-9+/]{43}=)"\}$/;
+
+/**
+ * The heartbeat's value of node `nodeId`: `{"advertise":…,"startedAt":…,"code":…,"mac":…}`
+ * in UTF-8 JSON. `mac` is the HMAC-SHA256 (the cluster key's heartbeat key)
+ * of the bucket, the node's id and the value's own text before it, so the
+ * leader never counts a node, nor its code, that no node with the cluster
+ * key advertised (upgrade finalization rests on what live nodes provide).
+ */
+export function encodeNodeInfo(info: NodeInfo, seal: HeartbeatSeal, nodeId: string): Uint8Array {
+  const text = JSON.stringify({
+    advertise: info.advertise,
+    startedAt: info.startedAt,
+    code: info.code,
+  });
+  const mac = seal.keyring.sign('heartbeat', signedParts(seal, nodeId, text)).toString('base64');
+  return Buffer.from(`${text.slice(0, -1)},"mac":"${mac}"}`, 'utf8');
+}
+
+/**
+ * The info a heartbeat value of node `nodeId` holds, or undefined when it is
+ * not one this codec writes or its MAC does not verify under the ring.
+ */
+export function decodeNodeInfo(
+  bytes: Uint8Array,
+  seal: HeartbeatSeal,
+  nodeId: string,
+): NodeInfo | undefined {
+  const value = Buffer.from(bytes).toString('utf8');
+  const match = MAC_SUFFIX.exec(value);
+  if (!match) return undefined;
+  const text = `${value.slice(0, match.index)}}`;
+  const tag = Buffer.from(match[1], 'base64');
+  if (!seal.keyring.verify('heartbeat', signedParts(seal, nodeId, text), tag)) return undefined;
+  const record = jsonRecordOf(Buffer.from(text, 'utf8'));
   if (!record) return undefined;
   const { advertise, startedAt } = record;
   if (advertise !== null && typeof advertise !== 'string') return undefined;
@@ -66,6 +103,18 @@ export function decodeNodeInfo(bytes: Uint8Array): NodeInfo | undefined {
   }
   const code = advertisedCodeOf(record.code);
   return code ? { advertise, startedAt, code } : { advertise, startedAt };
+}
+
+/** The seal of the bucket `options` name, with their keyring. */
+export function heartbeatSealOf(options: {
+  readonly keyring: ClusterKeyring;
+  readonly clusterName: string;
+}): HeartbeatSeal {
+  return { keyring: options.keyring, bucket: clusterNames(options.clusterName).bucket };
+}
+
+function signedParts(seal: HeartbeatSeal, nodeId: string, text: string): Uint8Array[] {
+  return [Buffer.from(`once-heartbeat\0${seal.bucket}\0${nodeId}\0`, 'utf8'), Buffer.from(text)];
 }
 
 /** The advertised code a heartbeat holds; undefined when absent or not of this shape. */

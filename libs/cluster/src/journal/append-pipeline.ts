@@ -188,7 +188,12 @@ export class AppendPipeline {
     group.seq = ++this.#lastSeq;
     group.previousMsgId = this.#lastMsgId;
     group.msgId = `${this.writerId}:${group.firstOp}`;
-    group.message = encodeGroupMessage(group.encoded, group.firstOp);
+    group.message = encodeGroupMessage(
+      group.encoded,
+      group.firstOp,
+      group.seq,
+      this.publisher.auth,
+    );
     this.#lastMsgId = group.msgId;
     this.#sealed.push(group);
   }

@@ -1,66 +1,62 @@
-import { randomBytes } from 'node:crypto';
 import { type JetStreamClient, StorageType } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import { NODE_SECRET_BYTES } from '@once/journal';
 import { ClusterConfigCorruptionError } from './cluster-config-corruption.error';
 
-const SECRET_KEY = 'secret';
+/** Where builds before cluster keys kept the resume-token secret, in the clear. */
+const LEGACY_SECRET_KEY = 'secret';
 const SETTINGS_KEY = 'settings';
 
 /**
  * The KV bucket of a cluster's durable configuration: `ONCE_<name>_CONFIG`.
  * Separate from the bucket of the lease and heartbeats because those may
- * expire (a TTL on the bucket), and the secret must not.
+ * expire (a TTL on the bucket), and the settings must not.
  */
 export function clusterConfigBucket(clusterName: string): string {
   return `ONCE_${clusterName}_CONFIG`;
 }
 
 /**
- * What a cluster shares besides its journal: the secret every node signs
- * resume tokens with (a token minted by one leader must verify on the next)
- * and the settings record. Kept in a replicated KV bucket, file storage, one
- * revision per key, reads from the stream leader only (a replica could lag).
+ * What a cluster shares besides its journal: the settings record, in a
+ * replicated KV bucket, file storage, one revision per key, reads from the
+ * stream leader only (a replica could lag); and the secret every node signs
+ * resume tokens with, which is NOT in the bucket: each node derives it from
+ * the cluster key (`ClusterKeyring.resumeSecret`), which NATS never holds,
+ * so whoever reads the bucket cannot mint a token.
  */
 export class ClusterConfig {
   private constructor(
     private readonly kv: KV,
     readonly bucket: string,
-    /** The cluster's secret: created once, by whichever node opened first. */
+    /** The cluster's resume-token secret, as given (derived from the cluster key). */
     readonly secret: Buffer,
     /** The settings last written; `null` until then. */
     public settings: unknown,
   ) {}
 
   /**
-   * Opens (creating when missing) `bucket`, then the secret: every node tries
-   * to create it with its own random bytes, the key's create-only write lets
-   * exactly one succeed, and the others read the winner's.
+   * Opens (creating when missing) `bucket` and reads the settings. A
+   * resume-token secret an older build left there in the clear is purged
+   * (its history with it): it signs nothing any more, and anyone able to
+   * read the bucket could mint tokens with it.
    */
-  static async open(js: JetStreamClient, bucket: string, replicas: number): Promise<ClusterConfig> {
+  static async open(
+    js: JetStreamClient,
+    bucket: string,
+    replicas: number,
+    secret: Buffer,
+  ): Promise<ClusterConfig> {
+    if (secret.byteLength !== NODE_SECRET_BYTES) {
+      throw new RangeError(`the resume-token secret must be ${NODE_SECRET_BYTES} bytes`);
+    }
     const kv = await new Kvm(js).create(bucket, {
       history: 1,
       replicas,
       storage: StorageType.File,
       allow_direct: false,
     });
-    let secret: Buffer;
-    const candidate = randomBytes(NODE_SECRET_BYTES);
-    try {
-      await kv.create(SECRET_KEY, candidate);
-      secret = candidate;
-    } catch (error) {
-      const stored = await kv.get(SECRET_KEY);
-      if (stored === null || stored.operation !== 'PUT') throw error;
-      if (stored.value.byteLength !== NODE_SECRET_BYTES) {
-        throw new ClusterConfigCorruptionError(
-          bucket,
-          SECRET_KEY,
-          `it holds ${stored.value.byteLength} bytes, a secret is ${NODE_SECRET_BYTES}`,
-        );
-      }
-      secret = Buffer.from(stored.value);
-    }
+    const legacy = await kv.get(LEGACY_SECRET_KEY);
+    if (legacy !== null && legacy.operation === 'PUT') await kv.purge(LEGACY_SECRET_KEY);
     const settings = await kv.get(SETTINGS_KEY);
     return new ClusterConfig(kv, bucket, secret, parseSettings(bucket, settings?.value));
   }

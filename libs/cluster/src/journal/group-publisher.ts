@@ -1,6 +1,7 @@
 import { type JetStreamClient, type JetStreamManager, JetStreamApiError } from '@nats-io/jetstream';
 import { type NatsConnection } from '@nats-io/nats-core';
 import { type AppendGroup } from './append-group';
+import { type GroupAuthenticator } from './group-authenticator';
 
 /** What became of one publish of a group. */
 export type PublishOutcome =
@@ -35,6 +36,8 @@ export class GroupPublisher {
     readonly stream: string,
     private readonly subject: string,
     private readonly ackTimeoutMs: number,
+    /** Signs each group as it is sealed, at the sequence it must be stored at. */
+    readonly auth: GroupAuthenticator,
   ) {}
 
   /** One publish of `group` (sealed); never rejects. */

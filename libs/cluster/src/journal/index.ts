@@ -11,3 +11,5 @@ export {
   decodeGroupMessage,
   encodeGroupMessage,
 } from './journal-message';
+export { GROUP_MAC_HEADER, GroupAuthenticator, type GroupPosition } from './group-authenticator';
+export { JournalGroupUnverifiedError } from './journal-group-unverified.error';

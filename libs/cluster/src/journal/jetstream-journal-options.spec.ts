@@ -6,9 +6,11 @@ import {
   entryCapacity,
   resolveJetStreamJournalOptions,
 } from './jetstream-journal-options';
+import { ClusterKeyring } from '../key';
 
 const base: JetStreamJournalOptions = {
   connection: {} as NatsConnection,
+  keyring: new ClusterKeyring([Buffer.alloc(32, 1)]),
 };
 const clock = () => 1n;
 

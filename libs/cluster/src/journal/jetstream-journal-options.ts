@@ -1,5 +1,6 @@
 import { type NatsConnection } from '@nats-io/nats-core';
 import { ENTRY_HEADER_BYTES } from '@once/journal';
+import { type ClusterKeyring } from '../key';
 
 /** Options of `JetStreamJournal.open`. */
 export interface JetStreamJournalOptions {
@@ -7,6 +8,18 @@ export interface JetStreamJournalOptions {
   readonly connection: NatsConnection;
   /** The cluster's name (`ONCE_CLUSTER_NAME`): it names the stream and buckets. Default `once`. */
   readonly clusterName?: string;
+  /**
+   * The cluster key(s) (`ONCE_CLUSTER_KEY_FILE`): every group is signed with
+   * the first and must verify under one of them before it is read, and the
+   * resume-token secret is derived from the first. Required.
+   */
+  readonly keyring: ClusterKeyring;
+  /**
+   * Stream messages at or below this sequence may carry no MAC: the history
+   * a build without cluster keys wrote, before the cluster was upgraded
+   * (`ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ`). Default 0: every message must verify.
+   */
+  readonly unsignedThroughSeq?: number;
   /** Copies of the stream and of the config bucket, when this call creates them. Default 3. */
   readonly replicas?: number;
   /**
@@ -82,6 +95,8 @@ export function resolveJetStreamJournalOptions(
   const resolved: ResolvedJetStreamJournalOptions = {
     connection: options.connection,
     clusterName: options.clusterName ?? 'once',
+    keyring: options.keyring,
+    unsignedThroughSeq: options.unsignedThroughSeq ?? 0,
     replicas: options.replicas ?? 3,
     ackTimeoutMs: options.ackTimeoutMs ?? 2_000,
     settleTimeoutMs: options.settleTimeoutMs ?? 60_000,
@@ -106,6 +121,11 @@ export function resolveJetStreamJournalOptions(
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new RangeError(`${name} must be an integer >= 1: ${value}`);
     }
+  }
+  if (!Number.isSafeInteger(resolved.unsignedThroughSeq) || resolved.unsignedThroughSeq < 0) {
+    throw new RangeError(
+      `unsignedThroughSeq must be an integer >= 0: ${resolved.unsignedThroughSeq}`,
+    );
   }
   if (resolved.settleTimeoutMs + 2 * resolved.ackTimeoutMs > resolved.duplicateWindowMs) {
     throw new RangeError(

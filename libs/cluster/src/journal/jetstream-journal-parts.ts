@@ -4,6 +4,7 @@ import { wallClockNs } from '@once/journal';
 import { type ClusterNames, clusterNames } from '../cluster-names';
 import { AppendPipeline } from './append-pipeline';
 import { ClusterConfig, clusterConfigBucket } from './cluster-config';
+import { GroupAuthenticator } from './group-authenticator';
 import { GroupPublisher } from './group-publisher';
 import {
   type EntryCapacity,
@@ -32,7 +33,7 @@ export interface JetStreamJournalParts {
 
 /**
  * Creates the stream and the config bucket where missing (first node of a
- * cluster), loads the secret and settings, and reads the stream's last message
+ * cluster), loads the settings, and reads the stream's last message
  * to continue after it. Requests that meet no leader are retried for
  * `leaderWaitMs`. The writer's id, part of each message id, is 8 random bytes
  * drawn here: no two openings share one, so no writer can mistake another's
@@ -56,9 +57,11 @@ export async function openJetStreamJournalParts(
       jsm.jetstream(),
       clusterConfigBucket(resolved.clusterName),
       resolved.replicas,
+      resolved.keyring.resumeSecret(resolved.clusterName),
     ),
   );
-  const end = await retry(() => readJournalStreamEnd(jsm, names));
+  const auth = new GroupAuthenticator(resolved.keyring, names.stream, resolved.unsignedThroughSeq);
+  const end = await retry(() => readJournalStreamEnd(jsm, names, auth));
   const js = jsm.jetstream();
   const capacity = entryCapacity(connection.info?.max_payload ?? 1024 * 1024);
   const publisher = new GroupPublisher(
@@ -68,6 +71,7 @@ export async function openJetStreamJournalParts(
     names.stream,
     names.subject,
     resolved.ackTimeoutMs,
+    auth,
   );
   const pipeline = new AppendPipeline(
     publisher,
@@ -84,7 +88,7 @@ export async function openJetStreamJournalParts(
     names,
     jsm,
     pipeline,
-    reader: new StreamReader(js, jsm, names, resolved.leaderWaitMs),
+    reader: new StreamReader(js, jsm, names, resolved.leaderWaitMs, auth),
     config,
     clock: resolved.clock,
     capacity,

@@ -6,6 +6,7 @@ import {
   JournalCorruptionError,
   decodeEntry,
 } from '@once/journal';
+import { GROUP_MAC_HEADER, type GroupAuthenticator } from './group-authenticator';
 
 /**
  * Message headers of a journal message. `Nats-Msg-Id` (the writer's
@@ -37,16 +38,22 @@ export interface MessageOps {
  * added and the per-entry checksums cover every byte. The headers repeat the
  * first and last op, so a reader can map a stream sequence to ops (the
  * sequence is not the op: a message holds many) without decoding a payload.
+ * `Once-Mac` authenticates the payload at its place: the stream sequence
+ * `seq` the group must be stored at and its ops (see {@link GroupAuthenticator}).
  */
 export function encodeGroupMessage(
   encodedEntries: readonly Uint8Array[],
   firstOp: number,
+  seq: number,
+  auth: GroupAuthenticator,
 ): { payload: Buffer; headers: MsgHdrs } {
   const payload = Buffer.concat(encodedEntries);
+  const lastOp = firstOp + encodedEntries.length - 1;
   const messageHeaders = headers();
   messageHeaders.set(JournalHeader.format, MESSAGE_FORMAT);
   messageHeaders.set(JournalHeader.firstOp, String(firstOp));
-  messageHeaders.set(JournalHeader.lastOp, String(firstOp + encodedEntries.length - 1));
+  messageHeaders.set(JournalHeader.lastOp, String(lastOp));
+  messageHeaders.set(GROUP_MAC_HEADER, auth.sign({ seq, firstOp, lastOp }, payload));
   return { payload, headers: messageHeaders };
 }
 
@@ -91,8 +98,10 @@ export interface StoredEntries {
 }
 
 /**
- * Decodes and verifies stored message `seq`: its headers, then every entry
- * (checksum, kind, op) in turn, and that the entries fill the payload exactly.
+ * Decodes and verifies stored message `seq`: its headers, its MAC under the
+ * cluster key (`auth`: throws `JournalGroupUnverifiedError` before reading
+ * a byte of a message that does not verify), then every entry (checksum,
+ * kind, op) in turn, and that the entries fill the payload exactly.
  * `expectedFirstOp`, when given, is the op the message must start with (the
  * one after the previous message's last). Throws {@link JournalCorruptionError}
  * naming the first bad or missing op. The entries and their encodings are
@@ -102,9 +111,11 @@ export function decodeGroupMessage(
   seq: number,
   data: Uint8Array,
   messageHeaders: MsgHdrs | undefined,
+  auth: GroupAuthenticator,
   expectedFirstOp?: number,
 ): StoredEntries {
   const { firstOp, lastOp } = messageOps(seq, messageHeaders, expectedFirstOp ?? 1);
+  auth.verify({ seq, firstOp, lastOp }, data, messageHeaders?.get(GROUP_MAC_HEADER));
   if (expectedFirstOp !== undefined && firstOp !== expectedFirstOp) {
     throw new JournalCorruptionError(
       expectedFirstOp,

@@ -8,6 +8,7 @@ import {
 import { nanos } from '@nats-io/nats-core';
 import { type ClusterNames } from '../cluster-names';
 import { type StreamEnd } from './append-pipeline';
+import { type GroupAuthenticator } from './group-authenticator';
 import { decodeGroupMessage, messageOps } from './journal-message';
 import { JournalStreamMismatchError } from './journal-stream-mismatch.error';
 
@@ -97,17 +98,18 @@ function configProblem(
 }
 
 /**
- * The stream's last message, decoded and verified: where a writer continues
+ * The stream's last message, decoded and verified (its MAC too): where a writer continues
  * (the next sequence, the message it follows, the next op) and the timestamp
  * its entries must not go below. Asks the stream leader.
  */
 export async function readJournalStreamEnd(
   jsm: JetStreamManager,
   names: ClusterNames,
+  auth: GroupAuthenticator,
 ): Promise<JournalStreamEnd> {
   const last = await jsm.streams.getMessage(names.stream, { last_by_subj: names.subject });
   if (last === null) return { seq: 0, msgId: undefined, lastOp: 0, lastTimestamp: 0n };
-  const { entries } = decodeGroupMessage(last.seq, last.data, last.header);
+  const { entries } = decodeGroupMessage(last.seq, last.data, last.header, auth);
   const tail = entries[entries.length - 1];
   return {
     seq: last.seq,

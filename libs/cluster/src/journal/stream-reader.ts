@@ -6,6 +6,7 @@ import {
 } from '@nats-io/jetstream';
 import { type JournalEntry, JournalCorruptionError } from '@once/journal';
 import { type ClusterNames } from '../cluster-names';
+import { type GroupAuthenticator } from './group-authenticator';
 import { type StoredEntries, decodeGroupMessage, messageOps } from './journal-message';
 import { retryTransient } from './transient-retry';
 
@@ -40,6 +41,8 @@ export class StreamReader {
     private readonly jsm: JetStreamManager,
     private readonly names: ClusterNames,
     private readonly leaderWaitMs: number,
+    /** Verifies every message read before a byte of it is decoded. */
+    private readonly auth: GroupAuthenticator,
   ) {}
 
   /** The stream's last sequence now (0 when empty). */
@@ -95,7 +98,13 @@ export class StreamReader {
     try {
       let nextOp: number | undefined;
       for await (const message of messages) {
-        const stored = decodeGroupMessage(message.seq, message.data, message.headers, nextOp);
+        const stored = decodeGroupMessage(
+          message.seq,
+          message.data,
+          message.headers,
+          this.auth,
+          nextOp,
+        );
         const { entries, encoded } = stored;
         if (nextOp === undefined && entries[0].op > fromOp) {
           throw new JournalCorruptionError(

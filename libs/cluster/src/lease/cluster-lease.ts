@@ -1,3 +1,4 @@
+import { clusterNames } from '../cluster-names';
 import { openClusterBucket } from './cluster-bucket';
 import { NodeLog } from './cluster-logger';
 import { describeFailure } from './kv-failures';
@@ -33,6 +34,16 @@ type Leadership = Extract<LeaseRole, { role: 'leader' }>;
  * The lease is no fence: should clocks misbehave, two nodes may each believe
  * they lead for a moment. The journal's appends are fenced by JetStream's
  * expected last sequence; the lease only decides who tries.
+ *
+ * Every value is signed with the cluster key (see `encodeLeaseValue`). One
+ * that does not verify was written by something that is no node: it names
+ * no leader (no node follows it, nor sends clients to its address), a leader
+ * does not step down for it but writes its renewal over it, a follower keeps
+ * following the holder it knew until that holder's TTL, and a node that
+ * knows no holder claims the key from it as from a free key. A verified
+ * value that is older than the leadership known (another node's, at a term
+ * not above the one held or followed: a replay of an old value) is treated
+ * the same way.
  */
 export class ClusterLease {
   private readonly options: ResolvedLeaseOptions;
@@ -54,6 +65,8 @@ export class ClusterLease {
   private loop?: Promise<void>;
   private stopWatch?: () => void;
   private stopping?: Promise<void>;
+  /** When a value that names no leader was last logged (they are logged at most once a renewal interval). */
+  private invalidLoggedMs = -Infinity;
 
   constructor(options: ClusterLeaseOptions) {
     this.options = resolveLeaseOptions(options);
@@ -69,10 +82,14 @@ export class ClusterLease {
     if (this.key) throw new Error('the lease is already started');
     const { key, renewIntervalMs } = this.options;
     const kv = await openClusterBucket(this.options);
-    this.key = new LeaseKey(kv, key);
+    const seal = {
+      keyring: this.options.keyring,
+      scope: `${clusterNames(this.options.clusterName).bucket}/${key}`,
+    };
+    this.key = new LeaseKey(kv, key, seal);
     this.running = true;
     this.stopWatch = watchKey(kv, key, renewIntervalMs, {
-      entry: (entry) => this.observeEvent(stateOf(entry)),
+      entry: (entry) => this.observeEvent(this.screen(stateOf(entry, seal))),
       failure: (error) => this.log.trouble(`the lease watch failed: ${describeFailure(error)}`),
     });
     const first = this.tick();
@@ -166,11 +183,21 @@ export class ClusterLease {
    * at a newer revision, written by a renewal whose answer was lost. Only
    * this node writes its own id and term, and each write expects the last
    * one, so the key was this node's all along: renew from that revision.
+   * Also true when the key holds a value that names no leader (it does not
+   * verify, or replays an older leadership): the next renewal overwrites it.
    */
   private async adoptOwnWrite(held: Leadership, generation: number): Promise<boolean> {
-    const state = await this.key!.read().catch(() => undefined);
-    if (generation !== this.generation || state?.kind !== 'held') return false;
-    if (!sameHolder(state.holder, held.holder)) return false;
+    const read = await this.key!.read().catch(() => undefined);
+    if (generation !== this.generation || read?.kind !== 'held') return false;
+    const state = this.screen(read);
+    if (state.kind === 'held' && state.holder === undefined) {
+      // Written by no node (or a replay): not a takeover. Renew over it.
+      this.heldRevision = Math.max(this.heldRevision, state.revision);
+      this.noteRevision(state.revision);
+      this.pause.wake();
+      return true;
+    }
+    if (state.kind !== 'held' || !sameHolder(state.holder, held.holder)) return false;
     this.heldRevision = Math.max(this.heldRevision, state.revision);
     this.noteRevision(state.revision);
     this.pause.wake();
@@ -182,7 +209,7 @@ export class ClusterLease {
     const sentAtMs = performance.now();
     let state: LeaseKeyState;
     try {
-      state = await this.key!.read();
+      state = this.screen(await this.key!.read());
     } catch (error) {
       this.log.trouble(`cannot read the lease key: ${describeFailure(error)}`);
       return;
@@ -192,6 +219,14 @@ export class ClusterLease {
     const stale =
       state.revision === 0 ? this.newestEventMs > sentAtMs : state.revision < this.newestRevision;
     if (stale) return; // the watch told of something newer meanwhile
+    if (state.kind === 'held' && state.holder === undefined) {
+      // A value no node wrote: a follower keeps its holder until that one's
+      // TTL; a node that knows of no holder claims the key as if free.
+      if (this.role().role === 'follower') return;
+      this.timedRole.set(NO_ROLE, 0);
+      await this.claim(state.revision);
+      return;
+    }
     const holder = state.kind === 'held' ? this.noteHolder(state.holder) : undefined;
     if (state.kind === 'held' && holder?.node !== this.options.nodeId) {
       this.follow(holder, sentAtMs);
@@ -244,6 +279,12 @@ export class ClusterLease {
     if (!this.running || state.revision < this.newestRevision) return;
     this.noteRevision(state.revision);
     this.newestEventMs = performance.now();
+    if (state.kind === 'held' && state.holder === undefined) {
+      // Names no leader: the leader renews over it, a follower keeps its
+      // holder, a node without one contends now.
+      if (this.role().role === 'none') this.pause.wake();
+      return;
+    }
     const holder = state.kind === 'held' ? this.noteHolder(state.holder) : undefined;
     const ours = holder?.node === this.options.nodeId;
     const role = this.role();
@@ -269,9 +310,51 @@ export class ClusterLease {
   }
 
   private noteHolder(holder: LeaseHolder | undefined): LeaseHolder | undefined {
-    if (holder === undefined) this.log.warn('the lease key holds a value this node cannot read');
-    else this.highestTerm = Math.max(this.highestTerm, holder.term);
+    if (holder !== undefined) this.highestTerm = Math.max(this.highestTerm, holder.term);
     return holder;
+  }
+
+  /**
+   * `state` with the holder taken away when it names no leader: a value that
+   * is unreadable or does not verify under the cluster key, or a verified
+   * one older than the leadership this node holds or follows (another node
+   * at a term not above the held one, or below the followed one: a replay).
+   * Each such value is logged, at most once a renewal interval.
+   */
+  private screen(state: LeaseKeyState): LeaseKeyState {
+    if (state.kind !== 'held') return state;
+    let why: string | undefined;
+    if (state.holder === undefined) {
+      why =
+        state.problem === 'unverified'
+          ? "does not verify under this node's cluster key"
+          : 'is not a lease value';
+    } else if (this.isReplay(state.holder)) {
+      why = `replays an older leadership (${state.holder.node}, term ${state.holder.term})`;
+    }
+    if (why === undefined) return state;
+    const now = performance.now();
+    if (now - this.invalidLoggedMs >= this.options.renewIntervalMs) {
+      this.invalidLoggedMs = now;
+      this.log.warn(
+        `the lease key's value at revision ${state.revision} ${why}: it names no leader, ignored (LEASE_VALUE_UNVERIFIED)`,
+      );
+    }
+    return { kind: 'held', revision: state.revision, holder: undefined, problem: 'unverified' };
+  }
+
+  private isReplay(holder: LeaseHolder): boolean {
+    const role = this.role();
+    if (role.role === 'leader') {
+      return !sameHolder(holder, role.holder) && holder.term <= role.term;
+    }
+    if (role.role === 'follower') {
+      return (
+        holder.term < role.holder.term ||
+        (holder.term === role.holder.term && !sameHolder(holder, role.holder))
+      );
+    }
+    return false;
   }
 
   private noteRevision(revision: number): void {

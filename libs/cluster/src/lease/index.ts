@@ -8,4 +8,10 @@ export { type ClusterLogger, SILENT_CLUSTER_LOGGER } from './cluster-logger';
 export { type ClusterLeaseOptions, LEASE_DEFAULTS } from './lease-options';
 export { type LeaseRole } from './lease-role';
 export { nextTerm } from './lease-term';
-export { type LeaseHolder, decodeLeaseValue, encodeLeaseValue } from './lease-value';
+export {
+  type LeaseHolder,
+  type LeaseReading,
+  type LeaseSeal,
+  decodeLeaseValue,
+  encodeLeaseValue,
+} from './lease-value';

@@ -1,17 +1,28 @@
 import { type KV, type KvEntry } from '@nats-io/kv';
 import { describeFailure, isRevisionRefusal } from './kv-failures';
-import { type LeaseHolder, decodeLeaseValue, encodeLeaseValue } from './lease-value';
+import {
+  type LeaseHolder,
+  type LeaseSeal,
+  decodeLeaseValue,
+  encodeLeaseValue,
+} from './lease-value';
 
 /**
  * The lease key as last read or told by the watch:
  * - `free`: absent (expired, never written) or deleted; `revision` is the
  *   delete's, 0 when absent: what a claim must expect;
- * - `held`: written at `revision` by `holder` (undefined when the value is
- *   not one the lease writes: held by something no node can name).
+ * - `held`: written at `revision` by `holder`; undefined, with the
+ *   `problem`, when the value is not one the lease writes or does not verify
+ *   under the cluster key: written by something that is no leader.
  */
 export type LeaseKeyState =
   | { readonly kind: 'free'; readonly revision: number }
-  | { readonly kind: 'held'; readonly revision: number; readonly holder: LeaseHolder | undefined };
+  | {
+      readonly kind: 'held';
+      readonly revision: number;
+      readonly holder: LeaseHolder | undefined;
+      readonly problem?: 'unreadable' | 'unverified';
+    };
 
 /**
  * How a write of the key ended: `written` at a new revision; `refused`
@@ -28,12 +39,14 @@ export class LeaseKey {
   constructor(
     private readonly kv: KV,
     readonly key: string,
+    /** Signs what this node writes, verifies what it reads. */
+    readonly seal: LeaseSeal,
   ) {}
 
   /** Reads the key; throws when the bucket does not answer. */
   async read(): Promise<LeaseKeyState> {
     const entry = await this.kv.get(this.key);
-    return entry === null ? { kind: 'free', revision: 0 } : stateOf(entry);
+    return entry === null ? { kind: 'free', revision: 0 } : stateOf(entry, this.seal);
   }
 
   /**
@@ -42,7 +55,7 @@ export class LeaseKey {
    * renewal.
    */
   async write(holder: LeaseHolder, revision: number): Promise<LeaseWrite> {
-    const value = encodeLeaseValue(holder);
+    const value = encodeLeaseValue(holder, this.seal);
     try {
       const written =
         revision === 0
@@ -64,8 +77,8 @@ export class LeaseKey {
 }
 
 /** What a watched or read entry of the key says. */
-export function stateOf(entry: KvEntry): LeaseKeyState {
-  return entry.operation === 'PUT'
-    ? { kind: 'held', revision: entry.revision, holder: decodeLeaseValue(entry.value) }
-    : { kind: 'free', revision: entry.revision };
+export function stateOf(entry: KvEntry, seal: LeaseSeal): LeaseKeyState {
+  if (entry.operation !== 'PUT') return { kind: 'free', revision: entry.revision };
+  const { holder, problem } = decodeLeaseValue(entry.value, seal);
+  return { kind: 'held', revision: entry.revision, holder, problem };
 }

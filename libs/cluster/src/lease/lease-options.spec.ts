@@ -1,13 +1,15 @@
 import { type NatsConnection } from '@nats-io/transport-node';
 import { parseSetting, setting } from '@once/settings';
 import { clusterNames } from '../cluster-names';
+import { ClusterKeyring } from '../key';
 import { LEASE_DEFAULTS, resolveLeaseOptions } from './lease-options';
 
 const connection = {} as NatsConnection;
+const keyring = new ClusterKeyring([Buffer.alloc(32, 1)]);
 
 describe('the lease options', () => {
   it('have the documented defaults: a 3 s lease renewed every second, key leader, R3', () => {
-    const options = resolveLeaseOptions({ connection, nodeId: 'n1' });
+    const options = resolveLeaseOptions({ connection, keyring, nodeId: 'n1' });
     expect(options).toMatchObject({
       clusterName: 'once',
       ttlMs: 3000,
@@ -28,7 +30,9 @@ describe('the lease options', () => {
     [{ replicas: 0 }, /replicas must be an integer from 1 to 5/],
     [{ nodeId: 'n 1' }, /nodeId "n 1" must be 1 to 64 letters/],
   ])('refuse %j', (overrides, message) => {
-    expect(() => resolveLeaseOptions({ connection, nodeId: 'n1', ...overrides })).toThrow(message);
+    expect(() => resolveLeaseOptions({ connection, keyring, nodeId: 'n1', ...overrides })).toThrow(
+      message,
+    );
   });
 
   it.each(['once', 'orders-eu_1', 'x'.repeat(64), '', 'a.b', 'a b', 'x'.repeat(65)])(
@@ -37,7 +41,9 @@ describe('the lease options', () => {
       const bySettings = accepts(() => parseSetting(setting('clusterName'), name));
       expect(accepts(() => clusterNames(name))).toBe(bySettings);
       expect(accepts(() => parseSetting(setting('nodeId'), name))).toBe(bySettings);
-      expect(accepts(() => resolveLeaseOptions({ connection, nodeId: name }))).toBe(bySettings);
+      expect(accepts(() => resolveLeaseOptions({ connection, keyring, nodeId: name }))).toBe(
+        bySettings,
+      );
     },
   );
 });

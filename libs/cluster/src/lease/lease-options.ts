@@ -1,4 +1,5 @@
 import { type NatsConnection } from '@nats-io/transport-node';
+import { type ClusterKeyring } from '../key';
 import { type ClusterLogger, SILENT_CLUSTER_LOGGER } from './cluster-logger';
 
 /** Options of {@link ClusterLease}. */
@@ -7,6 +8,11 @@ export interface ClusterLeaseOptions {
   readonly connection: NatsConnection;
   /** This node's id (`ONCE_NODE_ID`), unique in the cluster. */
   readonly nodeId: string;
+  /**
+   * The cluster key(s): every value this node writes is signed with the
+   * first, and a value none of them verifies names no leader. Required.
+   */
+  readonly keyring: ClusterKeyring;
   /** The `host:port` clients should use to reach this node (`ONCE_ADVERTISE`). Default null. */
   readonly advertise?: string | null;
   /** The cluster's name (`ONCE_CLUSTER_NAME`), which names the bucket. Default `once`. */
@@ -67,6 +73,7 @@ export function resolveLeaseOptions(options: ClusterLeaseOptions): ResolvedLease
   return {
     connection: options.connection,
     nodeId: options.nodeId,
+    keyring: options.keyring,
     advertise: options.advertise ?? null,
     clusterName: options.clusterName ?? LEASE_DEFAULTS.clusterName,
     ttlMs,

@@ -1,3 +1,4 @@
+import { type ClusterKeyring } from '../key';
 import { jsonRecordOf } from '../json-record';
 
 /**
@@ -20,34 +21,75 @@ export interface LeaseHolder {
 /** The largest term this codec writes or reads: any safe positive integer. */
 const TERM_MAX = Number.MAX_SAFE_INTEGER;
 
-/** The key's value: `{"node":…,"advertise":…,"term":…}` in UTF-8 JSON. */
-export function encodeLeaseValue(holder: LeaseHolder): Uint8Array {
+/**
+ * What authenticates lease values: the cluster keyring and the key's scope
+ * (its bucket and key), so a value signed for one cluster's lease does not
+ * verify as another's.
+ */
+export interface LeaseSeal {
+  readonly keyring: ClusterKeyring;
+  /** `<bucket>/<key>`. */
+  readonly scope: string;
+}
+
+/** A value read from the key: its holder, or why no holder can be taken from it. */
+export type LeaseReading =
+  | { readonly holder: LeaseHolder; readonly problem?: undefined }
+  | {
+      readonly holder: undefined;
+      /** `unreadable`: not a value this codec writes; `unverified`: its MAC does not verify. */
+      readonly problem: 'unreadable' | 'unverified';
+    };
+
+/**
+ * The key's value: `{"node":…,"advertise":…,"term":…,"mac":…}` in UTF-8
+ * JSON, `mac` the base64 HMAC-SHA256 (the cluster key's lease key) of the
+ * scope, node, address and term: no node follows a holder, nor sends its
+ * clients to an address, that a node with the cluster key did not write.
+ */
+export function encodeLeaseValue(holder: LeaseHolder, seal: LeaseSeal): Uint8Array {
   const { term } = holder;
   if (!isTerm(term)) {
     throw new RangeError(
       `lease term must be an integer from 1 to ${TERM_MAX}, got ${String(term)}`,
     );
   }
+  const mac = seal.keyring.sign('lease', [signedBytes(seal, holder)]).toString('base64');
   return Buffer.from(
-    JSON.stringify({ node: holder.node, advertise: holder.advertise, term }),
+    JSON.stringify({ node: holder.node, advertise: holder.advertise, term, mac }),
     'utf8',
   );
 }
 
 /**
- * The holder a value names, or undefined when the value is not one this
- * codec writes (not JSON, a key missing or of the wrong type): the key is
- * taken by something the lease cannot read, and no node may claim to know
- * its holder.
+ * The holder a value names when it verifies; otherwise why not: the value
+ * is not one this codec writes (not JSON, a key missing or of the wrong
+ * type), or its MAC is missing or does not verify under the ring. Either
+ * way no node may claim to know a holder from it.
  */
-export function decodeLeaseValue(bytes: Uint8Array): LeaseHolder | undefined {
+export function decodeLeaseValue(bytes: Uint8Array, seal: LeaseSeal): LeaseReading {
   const record = jsonRecordOf(bytes);
-  if (!record) return undefined;
-  const { node, advertise, term } = record;
-  if (typeof node !== 'string' || node === '') return undefined;
-  if (advertise !== null && typeof advertise !== 'string') return undefined;
-  if (!isTerm(term)) return undefined;
-  return { node, advertise, term };
+  if (!record) return { holder: undefined, problem: 'unreadable' };
+  const { node, advertise, term, mac } = record;
+  if (typeof node !== 'string' || node === '') return { holder: undefined, problem: 'unreadable' };
+  if (advertise !== null && typeof advertise !== 'string') {
+    return { holder: undefined, problem: 'unreadable' };
+  }
+  if (!isTerm(term)) return { holder: undefined, problem: 'unreadable' };
+  const holder: LeaseHolder = { node, advertise, term };
+  if (typeof mac !== 'string') return { holder: undefined, problem: 'unverified' };
+  const tag = Buffer.from(mac, 'base64');
+  if (!seal.keyring.verify('lease', [signedBytes(seal, holder)], tag)) {
+    return { holder: undefined, problem: 'unverified' };
+  }
+  return { holder };
+}
+
+function signedBytes(seal: LeaseSeal, holder: LeaseHolder): Buffer {
+  return Buffer.from(
+    JSON.stringify(['once-lease', seal.scope, holder.node, holder.advertise, holder.term]),
+    'utf8',
+  );
 }
 
 /** True when `a` and `b` name the same leadership: node, address and term. */

@@ -9,6 +9,21 @@ export interface ClusterNodeOptions extends OnceNodeOptions {
   readonly nodeId: string;
   /** The cluster's name (`ONCE_CLUSTER_NAME`): names the stream and buckets. Default `once`. */
   readonly clusterName?: string;
+  /**
+   * The file of the cluster key(s) (`ONCE_CLUSTER_KEY_FILE`): one hex key of
+   * at least 32 bytes per line, the first signs, all verify (see
+   * `readClusterKeyFile`). Every node of the cluster is given the same keys,
+   * out of band; NATS never holds them. This or `clusterKeys` is required.
+   */
+  readonly clusterKeyFile?: string;
+  /** The cluster key(s) themselves, instead of a file (embedding, tests); the first signs. */
+  readonly clusterKeys?: readonly Uint8Array[];
+  /**
+   * Stream messages at or below this sequence may carry no MAC: history
+   * written before the cluster had a key (`ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ`,
+   * see the cluster key guide). Default 0: every message must verify.
+   */
+  readonly unsignedThroughSeq?: number;
   /** The `host:port` clients should use for this node (`ONCE_ADVERTISE`). Default null (none). */
   readonly advertise?: string | null;
   /** Copies of the stream and buckets JetStream keeps, when this node creates them. Default 3. */

@@ -21,11 +21,12 @@ import {
 import { JournalStore } from '@once/journal';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom } from 'rxjs';
 import { StreamFollower } from '../follower';
-import { NodeHeartbeat } from '../heartbeat';
+import { NodeHeartbeat, heartbeatSealOf } from '../heartbeat';
 import { openClusterBucket } from '../lease/cluster-bucket';
 import { LEASE_DEFAULTS } from '../lease/lease-options';
 import { advertisedCodeOf, nodesBlocking, readLiveNodes } from './code-finalization';
-import { JetStreamJournal } from '../journal';
+import { JetStreamJournal, JournalGroupUnverifiedError } from '../journal';
+import { ClusterKeyError, ClusterKeyring, readClusterKeyFile } from '../key';
 import { ClusterLease, type LeaseRole } from '../lease';
 import { ClusterJournal } from './cluster-journal';
 import { type ClusterNodeOptions } from './cluster-node-options';
@@ -64,6 +65,8 @@ export class ClusterNode implements WriteRole, TermHost {
     readonly journal: ClusterJournal,
     readonly engine: Engine,
     readonly options: ClusterNodeOptions,
+    /** The cluster key(s): what signs and verifies every group and lease value. */
+    readonly keyring: ClusterKeyring,
   ) {
     this.logger = options.logger ?? SILENT_LOGGER;
     this.genesis = options.genesis ?? [];
@@ -72,6 +75,8 @@ export class ClusterNode implements WriteRole, TermHost {
 
   /** Opens the local journal, connects to NATS and opens the cluster's stream. */
   static async open(options: ClusterNodeOptions): Promise<ClusterNode> {
+    // First: a node without its key must not touch the data directory or NATS.
+    const keyring = clusterKeyringOf(options);
     // The stream is the authority: the local copy needs no fsync per group
     // (see `syncWrites`); a node that lost its copied tail copies it again.
     const local = await JournalStore.open(options.dataDir, {
@@ -92,10 +97,12 @@ export class ClusterNode implements WriteRole, TermHost {
         connection,
         clusterName: options.clusterName,
         replicas: options.replicas,
+        keyring,
+        unsignedThroughSeq: options.unsignedThroughSeq,
         ...options.stream,
       });
       const journal = new ClusterJournal(local, stream, options.nodeId);
-      return new ClusterNode(connection, journal, nodeEngine(journal, options), options);
+      return new ClusterNode(connection, journal, nodeEngine(journal, options), options, keyring);
     } catch (error) {
       await connection?.close().catch(() => undefined);
       await local.close();
@@ -153,6 +160,7 @@ export class ClusterNode implements WriteRole, TermHost {
         this.#lease = new ClusterLease({
           connection: this.connection,
           nodeId: this.options.nodeId,
+          keyring: this.keyring,
           advertise: this.options.advertise ?? null,
           clusterName: this.options.clusterName,
           replicas: this.options.replicas,
@@ -166,7 +174,9 @@ export class ClusterNode implements WriteRole, TermHost {
         engine.onPhase((phase) => {
           if (phase === 'failed') void this.#lease?.stop();
         });
-        await this.#lease.start();
+        // Nor may one that stopped before the lease started (the follower met
+        // a group that does not verify): it stays up to say why, leaderless.
+        if (engine.phase !== 'failed') await this.#lease.start();
         this.#codeTimer = setInterval(() => void this.settleCode(), this.renewIntervalMs);
         this.#codeTimer.unref();
         engine.setPhase('ready');
@@ -189,6 +199,10 @@ export class ClusterNode implements WriteRole, TermHost {
       this.journal.stream,
       this.journal.local,
       (error) => {
+        if (error instanceof JournalGroupUnverifiedError) {
+          this.refuseStream(error);
+          return;
+        }
         this.logger.error(`following the cluster's stream failed: ${error.message}`);
         this.engine.setPhase('failed');
       },
@@ -229,6 +243,15 @@ export class ClusterNode implements WriteRole, TermHost {
     return Math.max(this.journal.stream.durableOp, writer?.durableOp ?? 0);
   }
 
+  /**
+   * A stream message that does not verify under the cluster key: nothing of
+   * it is applied; the node stops applying there (health and PING say why,
+   * `JOURNAL_GROUP_UNVERIFIED` at its op), and gives up the lease.
+   */
+  refuseStream(error: JournalGroupUnverifiedError): void {
+    this.engine.haltApplying(error.op, error);
+  }
+
   writerFailed(error: Error): void {
     this.#roles?.writerFailed(error);
   }
@@ -245,6 +268,7 @@ export class ClusterNode implements WriteRole, TermHost {
     const bucketOptions = {
       connection: this.connection,
       clusterName: this.options.clusterName ?? LEASE_DEFAULTS.clusterName,
+      keyring: this.keyring,
       replicas: this.options.replicas ?? LEASE_DEFAULTS.replicas,
       ttlMs: this.options.leaseTtlMs ?? LEASE_DEFAULTS.ttlMs,
       intervalMs: this.renewIntervalMs,
@@ -292,7 +316,17 @@ export class ClusterNode implements WriteRole, TermHost {
       this.holdCode('held by the upgrade finalization setting (hold)');
       return;
     }
-    const blocking = nodesBlocking(code, await readLiveNodes(this.#bucket), this.nodeId);
+    const blocking = nodesBlocking(
+      code,
+      await readLiveNodes(
+        this.#bucket,
+        heartbeatSealOf({
+          keyring: this.keyring,
+          clusterName: this.options.clusterName ?? LEASE_DEFAULTS.clusterName,
+        }),
+      ),
+      this.nodeId,
+    );
     if (blocking.length > 0) {
       const who = blocking.map(({ node, reason }) => `${node}: ${reason}`).join('; ');
       this.holdCode(`waiting for every live node to run it (${who})`);
@@ -331,4 +365,16 @@ export class ClusterNode implements WriteRole, TermHost {
     await this.#heartbeat?.stop();
     await this.connection.close().catch(() => undefined);
   }
+}
+
+/** The node's keyring: `clusterKeys` when given, else the key file; throws `ClusterKeyError`. */
+function clusterKeyringOf(options: ClusterNodeOptions): ClusterKeyring {
+  if (options.clusterKeys !== undefined) return new ClusterKeyring(options.clusterKeys);
+  if (options.clusterKeyFile === undefined || options.clusterKeyFile === '') {
+    throw new ClusterKeyError(
+      'CLUSTER_KEY_MISSING',
+      'cluster mode needs the cluster key: set ONCE_CLUSTER_KEY_FILE (--cluster-key-file) to a file holding it, the same on every node (make one with: openssl rand -hex 32 > cluster.key)',
+    );
+  }
+  return readClusterKeyFile(options.clusterKeyFile);
 }

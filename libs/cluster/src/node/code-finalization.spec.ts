@@ -1,5 +1,6 @@
 import { type CodeSupport, manifestOf } from '@once/engine';
-import { type NodeInfo, decodeNodeInfo, encodeNodeInfo } from '../heartbeat';
+import { type AdvertisedCode, type NodeInfo, decodeNodeInfo, encodeNodeInfo } from '../heartbeat';
+import { ClusterKeyring } from '../key';
 import { advertisedCodeOf, nodesBlocking } from './code-finalization';
 
 function support(ledger: number, commands: string[] = ['ledger.deposit']): CodeSupport {
@@ -43,11 +44,16 @@ describe('rolling upgrades: which live nodes hold a new manifest back', () => {
   });
 
   it('advertises the code in the heartbeat and reads it back; a heartbeat without it still reads', () => {
+    const seal = { keyring: new ClusterKeyring([Buffer.alloc(32, 1)]), bucket: 'B' };
     const info = node(support(2));
-    expect(decodeNodeInfo(encodeNodeInfo(info))).toEqual(info);
-    const older = Buffer.from(JSON.stringify({ advertise: null, startedAt: 5 }));
-    expect(decodeNodeInfo(older)).toEqual({ advertise: null, startedAt: 5 });
-    const odd = Buffer.from(JSON.stringify({ advertise: null, startedAt: 5, code: { states: 1 } }));
-    expect(decodeNodeInfo(odd)).toEqual({ advertise: null, startedAt: 5 });
+    expect(decodeNodeInfo(encodeNodeInfo(info, seal, 'n1'), seal, 'n1')).toEqual(info);
+    const older = encodeNodeInfo({ advertise: null, startedAt: 5 }, seal, 'n1');
+    expect(decodeNodeInfo(older, seal, 'n1')).toEqual({ advertise: null, startedAt: 5 });
+    const odd = encodeNodeInfo(
+      { advertise: null, startedAt: 5, code: { states: 1 } as unknown as AdvertisedCode },
+      seal,
+      'n1',
+    );
+    expect(decodeNodeInfo(odd, seal, 'n1')).toEqual({ advertise: null, startedAt: 5 });
   });
 });

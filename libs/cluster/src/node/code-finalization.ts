@@ -5,6 +5,7 @@ import {
   HEARTBEAT_KEYS,
   type NodeInfo,
   decodeNodeInfo,
+  type HeartbeatSeal,
   nodeIdOfKey,
 } from '../heartbeat';
 
@@ -72,7 +73,7 @@ export function nodesBlocking(
  * key rather than from a watch, which may not have delivered every node
  * yet. An expired heartbeat is gone from the bucket (its TTL).
  */
-export async function readLiveNodes(kv: KV): Promise<Map<string, NodeInfo>> {
+export async function readLiveNodes(kv: KV, seal: HeartbeatSeal): Promise<Map<string, NodeInfo>> {
   const live = new Map<string, NodeInfo>();
   const keys: string[] = [];
   for await (const key of await kv.keys(HEARTBEAT_KEYS)) keys.push(key);
@@ -81,7 +82,7 @@ export async function readLiveNodes(kv: KV): Promise<Map<string, NodeInfo>> {
     if (node === undefined) continue;
     const entry = await kv.get(key);
     if (!entry || entry.operation !== 'PUT') continue;
-    const info = decodeNodeInfo(entry.value);
+    const info = decodeNodeInfo(entry.value, seal, node);
     if (info) live.set(node, info);
   }
   return live;

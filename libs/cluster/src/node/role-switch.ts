@@ -1,4 +1,4 @@
-import { JetStreamJournal } from '../journal';
+import { JetStreamJournal, JournalGroupUnverifiedError } from '../journal';
 import { type ClusterLease } from '../lease';
 import { CATCH_UP_TIMEOUT_MS_DEFAULT } from './cluster-node-options';
 import { type ClusterNode } from './cluster-node';
@@ -56,6 +56,11 @@ export class RoleSwitch {
     this.#queue = this.#queue
       .then(() => this.settle())
       .catch((error: unknown) => {
+        if (error instanceof JournalGroupUnverifiedError) {
+          // The stream's end does not verify: never lead (nor follow) from it.
+          this.node.refuseStream(error);
+          return;
+        }
         this.node.logger.error(`cluster role switch failed: ${String(error)}`);
         this.retryLater();
       });
@@ -103,6 +108,8 @@ export class RoleSwitch {
       connection: node.connection,
       clusterName: node.options.clusterName,
       replicas: node.options.replicas,
+      keyring: node.keyring,
+      unsignedThroughSeq: node.options.unsignedThroughSeq,
       ...node.options.stream,
     });
     const target = writer.lastOp;
