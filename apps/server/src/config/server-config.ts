@@ -48,6 +48,18 @@ export interface ServerConfig {
   readonly tlsCaFile: string | undefined;
   /** The NATS servers of the cluster; set, the node runs in cluster mode. */
   readonly natsServers: readonly string[] | undefined;
+  /** NATS authentication and TLS (see the settings table); files are read by `clusterOptionsOf`. */
+  readonly natsUser: string | undefined;
+  readonly natsPassword: string | undefined;
+  readonly natsPasswordFile: string | undefined;
+  readonly natsToken: string | undefined;
+  readonly natsTokenFile: string | undefined;
+  readonly natsNkeySeedFile: string | undefined;
+  readonly natsCredsFile: string | undefined;
+  readonly natsTlsCaFile: string | undefined;
+  readonly natsTlsCertFile: string | undefined;
+  readonly natsTlsKeyFile: string | undefined;
+  readonly natsTlsServerName: string | undefined;
   readonly clusterName: string;
   /** This node's id in the cluster; required when `natsServers` is set. */
   readonly nodeId: string | undefined;

@@ -1,10 +1,23 @@
 import { type OnceNodeOptions } from '@once/engine';
+import { type NatsSecurityOptions } from '../connection';
 import { type JetStreamJournalOptions } from '../journal';
 
 /** Options of `ClusterNode.open`: a node's own options, and where its cluster is. */
 export interface ClusterNodeOptions extends OnceNodeOptions {
-  /** NATS servers of the cluster (`ONCE_NATS_SERVERS`), `nats://host:port` each. */
+  /**
+   * NATS servers of the cluster (`ONCE_NATS_SERVERS`), `nats://host:port` or
+   * `tls://host:port` (TLS required) each. Credentials in them
+   * (`nats://user:password@host`, `nats://token@host`) are used, the same in
+   * every URL that has some, and never logged.
+   */
   readonly natsServers: readonly string[];
+  /**
+   * How the node authenticates to NATS (user and password, token, nkey or
+   * creds) and its TLS (CA, client certificate, server name); see
+   * `readNatsSecurity` for the settings. Default: none (plain, anonymous),
+   * unless the URLs carry credentials or are `tls://`.
+   */
+  readonly natsSecurity?: NatsSecurityOptions;
   /** This node's id (`ONCE_NODE_ID`): unique in the cluster, it names the lease's holder. */
   readonly nodeId: string;
   /** The cluster's name (`ONCE_CLUSTER_NAME`): names the stream and buckets. Default `once`. */

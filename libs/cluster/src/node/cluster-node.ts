@@ -30,7 +30,8 @@ import { ClusterLease, type LeaseRole } from '../lease';
 import { ClusterJournal } from './cluster-journal';
 import { type ClusterNodeOptions } from './cluster-node-options';
 import { type LeaderTerm, type TermHost } from './leader-term';
-import { NatsUnreachableError } from './nats-unreachable.error';
+import { natsConnectError } from './nats-connect-error';
+import { natsConnectPlan } from '../connection';
 import { RoleSwitch } from './role-switch';
 
 /**
@@ -80,13 +81,16 @@ export class ClusterNode implements WriteRole, TermHost {
     });
     let connection: NatsConnection | undefined;
     try {
+      // Credentials are taken out of the URLs here: the client, its errors
+      // and the messages below never hold them.
+      const plan = natsConnectPlan(options.natsServers, options.natsSecurity);
       connection = await connect({
-        servers: [...options.natsServers],
+        ...plan.options,
         name: `once-${options.nodeId}`,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
       }).catch((error: unknown) => {
-        throw new NatsUnreachableError(options.natsServers, error);
+        throw natsConnectError(plan, error);
       });
       const stream = await JetStreamJournal.open({
         connection,
