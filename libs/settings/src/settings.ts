@@ -480,6 +480,20 @@ export const SETTINGS = [
     layer: 'cluster',
   },
   {
+    name: 'natsConnectTimeoutMs',
+    env: 'ONCE_NATS_CONNECT_TIMEOUT_MS',
+    flag: '--nats-connect-timeout-ms',
+    argument: '<duration>',
+    kind: 'duration',
+    default: 20_000,
+    min: 100,
+    max: 600_000,
+    unit: 'ms',
+    description:
+      'how long the first connection to NATS may take at start before the node exits with NATS_UNREACHABLE',
+    layer: 'cluster',
+  },
+  {
     name: 'natsUser',
     env: 'ONCE_NATS_USER',
     flag: '--nats-user',

@@ -16,10 +16,19 @@ export { eventually } from './eventually';
 export { neverCompletedDataDirectory } from './never-completed-data-directory';
 export {
   NatsCluster,
+  type NatsClusterAuth,
   type NatsClusterOptions,
+  type NatsClusterTls,
   NatsServerMissingError,
   NatsStartError,
+  recommendedAccountsFile,
 } from './nats-cluster';
 export { FrameServer } from './frame-server';
 export { freePorts } from './free-ports';
-export { type NodePing, OnceCluster, type OnceClusterOptions } from './once-cluster';
+export {
+  ACCOUNTS_PASSWORDS,
+  type NodePing,
+  OnceCluster,
+  type OnceClusterOptions,
+  recommendedAccounts,
+} from './once-cluster';

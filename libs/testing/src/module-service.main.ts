@@ -134,6 +134,7 @@ function clusterOf(
   if (servers === undefined || nodeId === undefined) return undefined;
   return {
     natsServers: servers.split(','),
+    natsConnectTimeoutMs: read('natsConnectTimeoutMs'),
     natsSecurity: readNatsSecurity({
       natsUser: read('natsUser'),
       natsPassword: read('natsPassword'),

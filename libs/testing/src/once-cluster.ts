@@ -1,7 +1,7 @@
 import { Operation } from '@once/protocol';
 import { eventually } from './eventually';
 import { freePorts } from './free-ports';
-import { NatsCluster } from './nats-cluster';
+import { NatsCluster, type NatsClusterAuth, recommendedAccountsFile } from './nats-cluster';
 import { RawClient, bodyJson } from './raw-client';
 import { ServiceProcess, type ServiceProcessOptions } from './service-process';
 import { TcpProxy } from './tcp-proxy';
@@ -48,6 +48,30 @@ export interface OnceClusterOptions {
    * it. Default false.
    */
   readonly proxiedNats?: boolean;
+  /**
+   * How the NATS servers authenticate clients; the nodes get the credentials
+   * (see `NatsCluster.nodeEnv`). `'accounts'`: the repository's recommended
+   * layout (`deploy/nats/once-accounts.conf`), the nodes as user `once` of
+   * account ONCE, an outsider as user `app` of account APPS (passwords in
+   * {@link ACCOUNTS_PASSWORDS}). Default: none (anonymous).
+   */
+  readonly natsAuth?: NatsClusterAuth | 'accounts';
+}
+
+/** The passwords `natsAuth: 'accounts'` gives the recommended layout's users. */
+export const ACCOUNTS_PASSWORDS = { once: 'once-node-pw', app: 'outsider-app-pw' } as const;
+
+/** `natsAuth: 'accounts'` as `NatsCluster` takes it: the shipped file, its passwords. */
+export function recommendedAccounts(): NatsClusterAuth {
+  const accounts = recommendedAccountsFile();
+  if (accounts === undefined) {
+    throw new Error('deploy/nats/once-accounts.conf not found above this package or the cwd');
+  }
+  return {
+    accounts,
+    env: { ONCE_NODE_PASSWORD: ACCOUNTS_PASSWORDS.once, APPS_PASSWORD: ACCOUNTS_PASSWORDS.app },
+    node: { user: 'once', password: ACCOUNTS_PASSWORDS.once },
+  };
 }
 
 /** What one node says of itself in its PING reply. */
@@ -90,6 +114,7 @@ export class OnceCluster {
     const nats = await NatsCluster.start({
       servers: options.natsServers ?? 3,
       maxPayloadBytes: options.natsMaxPayloadBytes,
+      auth: options.natsAuth === 'accounts' ? recommendedAccounts() : options.natsAuth,
     });
     const ports = options.ports ?? (await freePorts(count));
     const advertised = ports.map((port, i) => options.advertise?.[i] ?? `127.0.0.1:${port}`);
@@ -107,6 +132,7 @@ export class OnceCluster {
             ...options.service,
             dataDir: options.dataDirs?.[i],
             env: {
+              ...nats.nodeEnv,
               ...options.env,
               ONCE_PORT: String(ports[i]),
               ONCE_NATS_SERVERS: (links[i]?.map(natsUrlOf) ?? nats.urls).join(','),

@@ -23,6 +23,7 @@ export function clusterOptionsOf(config: ServerConfig): OnceClusterOptions | und
   return {
     natsServers: config.natsServers,
     natsSecurity,
+    natsConnectTimeoutMs: config.natsConnectTimeoutMs,
     nodeId: config.nodeId,
     clusterName: config.clusterName,
     advertise: config.advertise ?? null,

@@ -21,6 +21,9 @@ export interface NatsConnectPlan {
   readonly method: string;
   /** Every secret in play, for {@link redactSecrets}. */
   readonly secrets: readonly string[];
+  /** TLS is required; `clientCertificate`: the node presents one. */
+  readonly tls: boolean;
+  readonly clientCertificate: boolean;
 }
 
 /** The credentials a server URL carries: `user:password@`, or a token alone (`token@`). */
@@ -107,6 +110,8 @@ export function natsConnectPlan(
     addresses: parsed.map((server) => redactSecrets(server.shown, secrets)),
     method,
     secrets,
+    tls: tlsWanted,
+    clientCertificate: tls.cert !== undefined,
   };
 }
 

@@ -18,6 +18,14 @@ export interface ClusterNodeOptions extends OnceNodeOptions {
    * unless the URLs carry credentials or are `tls://`.
    */
   readonly natsSecurity?: NatsSecurityOptions;
+  /**
+   * How long the first connection to NATS may take at start, ms
+   * (`ONCE_NATS_CONNECT_TIMEOUT_MS`): past it the node stops with
+   * `NATS_UNREACHABLE`. A server that requires a client certificate the
+   * node lacks closes the TLS connection without a word, so this is also how
+   * long that takes to be reported. Default 20 000 ms (the NATS client's).
+   */
+  readonly natsConnectTimeoutMs?: number;
   /** This node's id (`ONCE_NODE_ID`): unique in the cluster, it names the lease's holder. */
   readonly nodeId: string;
   /** The cluster's name (`ONCE_CLUSTER_NAME`): names the stream and buckets. Default `once`. */
@@ -54,3 +62,4 @@ export interface ClusterNodeOptions extends OnceNodeOptions {
 }
 
 export const CATCH_UP_TIMEOUT_MS_DEFAULT = 60_000;
+export const NATS_CONNECT_TIMEOUT_MS_DEFAULT = 20_000;

@@ -28,7 +28,7 @@ import { advertisedCodeOf, nodesBlocking, readLiveNodes } from './code-finalizat
 import { JetStreamJournal } from '../journal';
 import { ClusterLease, type LeaseRole } from '../lease';
 import { ClusterJournal } from './cluster-journal';
-import { type ClusterNodeOptions } from './cluster-node-options';
+import { type ClusterNodeOptions, NATS_CONNECT_TIMEOUT_MS_DEFAULT } from './cluster-node-options';
 import { type LeaderTerm, type TermHost } from './leader-term';
 import { natsConnectError } from './nats-connect-error';
 import { natsConnectPlan } from '../connection';
@@ -87,6 +87,7 @@ export class ClusterNode implements WriteRole, TermHost {
       connection = await connect({
         ...plan.options,
         name: `once-${options.nodeId}`,
+        timeout: options.natsConnectTimeoutMs ?? NATS_CONNECT_TIMEOUT_MS_DEFAULT,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
       }).catch((error: unknown) => {

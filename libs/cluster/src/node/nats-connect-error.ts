@@ -1,4 +1,8 @@
-import { AuthorizationError, UserAuthenticationExpiredError } from '@nats-io/nats-core';
+import {
+  AuthorizationError,
+  TimeoutError,
+  UserAuthenticationExpiredError,
+} from '@nats-io/nats-core';
 import { NatsAuthFailedError, type NatsConnectPlan } from '../connection';
 import { NatsUnreachableError } from './nats-unreachable.error';
 
@@ -16,7 +20,13 @@ export function natsConnectError(plan: NatsConnectPlan, error: unknown): Error {
     error instanceof AuthorizationError ||
     error instanceof UserAuthenticationExpiredError ||
     /authorization violation|authentication (?:expired|timeout)/i.test(reason);
-  return refused
-    ? new NatsAuthFailedError(plan.addresses, plan.method, reason, plan.secrets)
-    : new NatsUnreachableError(plan.addresses, error, plan.secrets);
+  if (refused) return new NatsAuthFailedError(plan.addresses, plan.method, reason, plan.secrets);
+  // A server that requires a client certificate ends a TLS 1.3 connection
+  // without one after the handshake, and the client only sees time pass.
+  const hint =
+    error instanceof TimeoutError && plan.tls && !plan.clientCertificate
+      ? ' (no answer over TLS: a server that requires a client certificate closes the connection ' +
+        'without one; see ONCE_NATS_TLS_CERT_FILE and ONCE_NATS_TLS_KEY_FILE)'
+      : '';
+  return new NatsUnreachableError(plan.addresses, `${reason}${hint}`, plan.secrets);
 }
