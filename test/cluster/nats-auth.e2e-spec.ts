@@ -9,6 +9,7 @@ import {
   makeClientCertificate,
   makeServerCertificate,
 } from '../support/tls-certificates';
+import { operatorDeployment, strangerCreds } from '../support/nats-jwt';
 import { ADMIN_PASSWORD, runServiceToExit } from '../support/wire';
 
 jest.setTimeout(180_000);
@@ -213,6 +214,36 @@ describe('given a nats-server that knows one user by its nkey', () => {
       ONCE_NATS_NKEY_SEED_FILE: secretFile('user.nk', `${seed}\n`),
     });
     expect(output).not.toContain(seed);
+  });
+});
+
+describe('given a nats-server in operator mode (JWT accounts and users)', () => {
+  const deployment = operatorDeployment();
+  let nats: NatsCluster;
+  beforeAll(async () => {
+    nats = await NatsCluster.start({ servers: 1, auth: { config: deployment.serverConfig } });
+  });
+  afterAll(() => nats?.cleanup());
+
+  it('when a node has no creds or the creds of an account the servers do not know, then it exits 1 with NATS_AUTH_FAILED', async () => {
+    const none = await refused(nats.urls[0], {});
+    expect(none.code).toBe(1);
+    expect(none.output).toContain('NATS_AUTH_FAILED');
+    const stranger = strangerCreds();
+    const other = await refused(nats.urls[0], {
+      ONCE_NATS_CREDS_FILE: secretFile('stranger.creds', stranger),
+    });
+    expect(other.code).toBe(1);
+    expect(other.output).toContain("refused this node's credentials (creds file)");
+    expect(other.output).toContain('NATS_AUTH_FAILED');
+    expect(other.output).not.toContain(stranger.split('\n')[5]);
+  });
+
+  it('when the creds come from ONCE_NATS_CREDS_FILE, then the node serves and never prints its seed', async () => {
+    const output = await serves(nats.urls[0], {
+      ONCE_NATS_CREDS_FILE: secretFile('once.creds', deployment.creds),
+    });
+    expect(output).not.toContain(deployment.userSeed);
   });
 });
 

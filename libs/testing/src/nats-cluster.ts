@@ -29,12 +29,15 @@ export interface NatsClusterOptions {
  * - `{ accounts }`: an accounts file included as is (e.g. the repository's
  *   `deploy/nats/once-accounts.conf`, see {@link recommendedAccountsFile}),
  *   the servers given `env` (the passwords it names as `$VARIABLE`s), and
- *   `node` the credentials once nodes connect with.
+ *   `node` the credentials once nodes connect with;
+ * - `{ config }`: configuration lines written as they are (e.g. an operator
+ *   JWT, a resolver and its preloaded accounts).
  */
 export type NatsClusterAuth =
   | { readonly user: string; readonly password: string }
   | { readonly token: string }
   | { readonly nkey: string }
+  | { readonly config: string }
   | {
       readonly accounts: string;
       readonly env: Readonly<Record<string, string>>;
@@ -313,6 +316,7 @@ function configOf(member: Member, members: readonly Member[], options: NatsClust
 function authLines(auth: NatsClusterAuth | undefined): string[] {
   if (auth === undefined) return [];
   if ('accounts' in auth) return [`include ${JSON.stringify(ACCOUNTS_FILE)}`];
+  if ('config' in auth) return [auth.config];
   if ('user' in auth) {
     return [
       `authorization {`,
