@@ -3,3 +3,9 @@ export { type NatsSecuritySettings, readNatsSecurity } from './read-nats-securit
 export { type NatsConnectPlan, natsConnectPlan } from './nats-connect-plan';
 export { NatsSecurityError } from './nats-security.error';
 export { NatsAuthFailedError } from './nats-auth-failed.error';
+export {
+  NatsStatusLog,
+  type NatsStatusLine,
+  type NatsStatusLogOptions,
+  describeNatsStatus,
+} from './nats-status-log';

@@ -31,7 +31,7 @@ import { ClusterJournal } from './cluster-journal';
 import { type ClusterNodeOptions, NATS_CONNECT_TIMEOUT_MS_DEFAULT } from './cluster-node-options';
 import { type LeaderTerm, type TermHost } from './leader-term';
 import { natsConnectError } from './nats-connect-error';
-import { natsConnectPlan } from '../connection';
+import { NatsStatusLog, natsConnectPlan } from '../connection';
 import { RoleSwitch } from './role-switch';
 
 /**
@@ -93,6 +93,9 @@ export class ClusterNode implements WriteRole, TermHost {
       }).catch((error: unknown) => {
         throw natsConnectError(plan, error);
       });
+      void new NatsStatusLog(options.logger ?? SILENT_LOGGER, options.nodeId, {
+        secrets: plan.secrets,
+      }).follow(connection);
       const stream = await JetStreamJournal.open({
         connection,
         clusterName: options.clusterName,
