@@ -21,14 +21,10 @@ export {
   type NatsClusterTls,
   NatsServerMissingError,
   NatsStartError,
+  ACCOUNTS_PASSWORDS,
+  recommendedAccounts,
   recommendedAccountsFile,
 } from './nats-cluster';
 export { FrameServer } from './frame-server';
 export { freePorts } from './free-ports';
-export {
-  ACCOUNTS_PASSWORDS,
-  type NodePing,
-  OnceCluster,
-  type OnceClusterOptions,
-  recommendedAccounts,
-} from './once-cluster';
+export { type NodePing, OnceCluster, type OnceClusterOptions } from './once-cluster';

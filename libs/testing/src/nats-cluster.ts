@@ -70,6 +70,22 @@ export function recommendedAccountsFile(): string | undefined {
   return undefined;
 }
 
+/** The passwords `natsAuth: 'accounts'` gives the recommended layout's users. */
+export const ACCOUNTS_PASSWORDS = { once: 'once-node-pw', app: 'outsider-app-pw' } as const;
+
+/** `natsAuth: 'accounts'` as `NatsCluster` takes it: the shipped file, its passwords. */
+export function recommendedAccounts(): NatsClusterAuth {
+  const accounts = recommendedAccountsFile();
+  if (accounts === undefined) {
+    throw new Error('deploy/nats/once-accounts.conf not found above this package or the cwd');
+  }
+  return {
+    accounts,
+    env: { ONCE_NODE_PASSWORD: ACCOUNTS_PASSWORDS.once, APPS_PASSWORD: ACCOUNTS_PASSWORDS.app },
+    node: { user: 'once', password: ACCOUNTS_PASSWORDS.once },
+  };
+}
+
 /** `nats-server` is not on this machine: the message says how to install it. */
 export class NatsServerMissingError extends Error {
   readonly code = 'NATS_SERVER_MISSING';

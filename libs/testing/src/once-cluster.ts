@@ -1,7 +1,7 @@
 import { Operation } from '@once/protocol';
 import { eventually } from './eventually';
 import { freePorts } from './free-ports';
-import { NatsCluster, type NatsClusterAuth, recommendedAccountsFile } from './nats-cluster';
+import { NatsCluster, type NatsClusterAuth, recommendedAccounts } from './nats-cluster';
 import { RawClient, bodyJson } from './raw-client';
 import { ServiceProcess, type ServiceProcessOptions } from './service-process';
 import { TcpProxy } from './tcp-proxy';
@@ -53,27 +53,10 @@ export interface OnceClusterOptions {
    * (see `NatsCluster.nodeEnv`). `'accounts'`: the repository's recommended
    * layout (`deploy/nats/once-accounts.conf`), the nodes as user `once` of
    * account ONCE, an outsider as user `app` of account APPS (passwords in
-   * {@link ACCOUNTS_PASSWORDS}). Default: none (anonymous).
+   * `ACCOUNTS_PASSWORDS`). Default: none (anonymous).
    */
   readonly natsAuth?: NatsClusterAuth | 'accounts';
 }
-
-/** The passwords `natsAuth: 'accounts'` gives the recommended layout's users. */
-export const ACCOUNTS_PASSWORDS = { once: 'once-node-pw', app: 'outsider-app-pw' } as const;
-
-/** `natsAuth: 'accounts'` as `NatsCluster` takes it: the shipped file, its passwords. */
-export function recommendedAccounts(): NatsClusterAuth {
-  const accounts = recommendedAccountsFile();
-  if (accounts === undefined) {
-    throw new Error('deploy/nats/once-accounts.conf not found above this package or the cwd');
-  }
-  return {
-    accounts,
-    env: { ONCE_NODE_PASSWORD: ACCOUNTS_PASSWORDS.once, APPS_PASSWORD: ACCOUNTS_PASSWORDS.app },
-    node: { user: 'once', password: ACCOUNTS_PASSWORDS.once },
-  };
-}
-
 /** What one node says of itself in its PING reply. */
 export interface NodePing {
   readonly ready: boolean;
