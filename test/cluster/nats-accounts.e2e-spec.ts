@@ -4,9 +4,13 @@ import { type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { clusterNames } from '@once/cluster';
 import { ACCOUNTS_PASSWORDS, OnceCluster, eventually } from '@once/testing';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectSameStateEverywhere } from '../support/cluster-state';
 import { clusterClient } from '../support/cluster-load';
-import { ADMIN_PASSWORD, accountName } from '../support/wire';
+import { ADMIN_PASSWORD, accountName, runServiceToExit } from '../support/wire';
 
 jest.setTimeout(240_000);
 
@@ -132,6 +136,25 @@ describe('given three NATS servers with the recommended account layout and three
       );
     });
     expect((await jsm.streams.info(NAMES.stream)).config.name).toBe(NAMES.stream);
+  });
+
+  it('when a node of a cluster the layout was not written for starts, then it does not serve and its log names the permission it lacks, once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'once-layout-other-'));
+    const { code, output } = await runServiceToExit({
+      ...cluster.nats.nodeEnv,
+      ONCE_NATS_SERVERS: cluster.nats.urls.join(','),
+      ONCE_NODE_ID: 'stranger',
+      ONCE_CLUSTER_NAME: 'other',
+      ONCE_DATA_DIR: dataDir,
+      ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    }).finally(() => rm(dataDir, { recursive: true, force: true }));
+    // (It keeps retrying, as for an outage; the run is cut after 20 s.)
+    expect(code).not.toBe(0);
+    const said = output.match(
+      /stranger: NATS reported: Permissions Violation for Publish to "\$JS\.API\.STREAM\.INFO\.ONCE_other_JOURNAL"/g,
+    );
+    expect(said).toHaveLength(1);
+    expect(output).not.toContain(ACCOUNTS_PASSWORDS.once);
   });
 
   it('when a client connects without credentials, then the servers refuse it', async () => {
