@@ -31,10 +31,15 @@ function addressOf(cluster: Cluster, index: number) {
  * the first reply's bytes whatever node answers, and every node ends with
  * the same state at the same op.
  */
-describe('given three NATS servers and three once nodes under client load', () => {
+describe('given three NATS servers with the recommended account layout and three once nodes under client load', () => {
   let cluster: OnceCluster;
   beforeAll(async () => {
-    cluster = await OnceCluster.start({ env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD } });
+    // The nodes connect as the layout's user (deploy/nats/once-accounts.conf):
+    // failover under load works within its permissions.
+    cluster = await OnceCluster.start({
+      natsAuth: 'accounts',
+      env: { ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    });
   });
   afterAll(() => cluster?.cleanup());
 

@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { redactSecrets } from '@once/settings';
 
 /** Causes followed at most: a chain is a few links deep, a cycle must not hang the exit. */
 const CAUSE_DEPTH = 8;
@@ -10,6 +11,15 @@ const CAUSE_DEPTH = 8;
  * Duck-typed, since native and cross-realm errors fail `instanceof Error`.
  */
 export function describeError(error: unknown): string {
+  return redactSecrets(describeChain(error));
+}
+
+/**
+ * The chain, unredacted. Credentials in URLs are hidden by the caller: a
+ * library's error (a NATS client's, a driver's) may quote the address it
+ * dialled, `user:password@` included.
+ */
+function describeChain(error: unknown): string {
   const lines: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth <= CAUSE_DEPTH && current !== undefined && current !== null; depth++) {

@@ -5,3 +5,4 @@ export * from './heartbeat';
 export * from './journal';
 export * from './follower';
 export * from './node';
+export * from './connection';

@@ -21,3 +21,4 @@ export {
   rewriteReadmeSettings,
 } from './settings-readme';
 export { type EnvSetting, readEnvSetting } from './env-setting';
+export { REDACTED, redactSecrets } from './redact-secrets';

@@ -1,4 +1,5 @@
 import { InvalidSettingError } from './invalid-setting.error';
+import { redactSecrets } from './redact-secrets';
 import { type SettingSpec } from './settings';
 
 const SIZE_UNITS: Readonly<Record<string, number>> = {
@@ -36,8 +37,12 @@ export function parseSetting(spec: SettingSpec, text: string): number | string {
   const min = spec.min ?? 0;
   const max = spec.max ?? Number.MAX_SAFE_INTEGER;
   const value = text.trim();
+  // A value is echoed without the credentials a URL may carry (nats://user:password@host).
   const refuse = (takes: string): never => {
-    throw new InvalidSettingError(spec.name, `${label} must be ${takes}, got "${text}"`);
+    throw new InvalidSettingError(
+      spec.name,
+      `${label} must be ${takes}, got "${redactSecrets(text)}"`,
+    );
   };
   switch (spec.kind) {
     case 'integer': {
@@ -78,8 +83,8 @@ export function parseSetting(spec: SettingSpec, text: string): number | string {
       return bad === undefined
         ? urls.join(',')
         : refuse(
-            `comma-separated nats://host[:port] URLs, such as nats://n1:4222,nats://n2:4222 ` +
-              `(${JSON.stringify(bad)} is not one)`,
+            `comma-separated nats://host[:port] or tls://host[:port] URLs, such as ` +
+              `nats://n1:4222,nats://n2:4222 (${JSON.stringify(redactSecrets(bad))} is not one)`,
           );
     }
   }
@@ -101,14 +106,15 @@ function isAddress(text: string): boolean {
 }
 
 /**
- * `nats://host[:port]`, with optional credentials (`nats://user:password@host`)
- * as NATS clients take them, and nothing after the authority.
+ * `nats://host[:port]` or `tls://host[:port]` (TLS required), with optional
+ * credentials (`nats://user:password@host`, `nats://token@host`) as NATS
+ * clients take them, and nothing after the authority.
  */
 function isNatsUrl(text: string): boolean {
-  if (!/^nats:\/\/[^/?#\s]+\/?$/i.test(text)) return false;
+  if (!/^(?:nats|tls):\/\/[^/?#\s]+\/?$/i.test(text)) return false;
   try {
     const url = new URL(text);
-    return url.protocol === 'nats:' && url.hostname !== '';
+    return (url.protocol === 'nats:' || url.protocol === 'tls:') && url.hostname !== '';
   } catch {
     return false;
   }

@@ -95,7 +95,7 @@ function takes(spec: SettingSpec): string {
     case 'address':
       return '`host:port`';
     case 'nats-urls':
-      return 'comma-separated `nats://host:port`';
+      return 'comma-separated `nats://host:port` or `tls://host:port`';
   }
 }
 

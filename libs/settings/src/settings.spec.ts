@@ -94,6 +94,8 @@ describe('parseSetting', () => {
       'nats://n1:4222,nats://10.0.0.2,nats://[::1]:4222',
     ],
     ['natsServers', 'nats://user:pw@n1:4222', 'nats://user:pw@n1:4222'],
+    ['natsServers', 'tls://n1:4222,tls://n2', 'tls://n1:4222,tls://n2'],
+    ['natsServers', 'tls://token@n1:4222', 'tls://token@n1:4222'],
     ['clusterName', 'orders-eu_1', 'orders-eu_1'],
     ['nodeId', 'n1', 'n1'],
     ['advertise', 'node1.example.com:7700', 'node1.example.com:7700'],
@@ -105,7 +107,7 @@ describe('parseSetting', () => {
   });
 
   it.each([
-    ['natsServers', '', /^nats-servers must be comma-separated nats:\/\/host\[:port\] URLs/],
+    ['natsServers', '', /^nats-servers must be comma-separated nats:\/\/host\[:port\] or tls:/],
     ['natsServers', 'n1:4222', /\("n1:4222" is not one\)/],
     ['natsServers', 'nats://n1:4222,http://n2:80', /\("http:\/\/n2:80" is not one\)/],
     ['natsServers', 'nats://n1:4222,', /\(""/],
@@ -124,6 +126,13 @@ describe('parseSetting', () => {
   ] as const)('cluster mode: refuses %s %j, naming the setting', (name, text, message) => {
     expect(() => parseSetting(setting(name), text)).toThrow(InvalidSettingError);
     expect(() => parseSetting(setting(name), text)).toThrow(message);
+  });
+
+  it('refuses a NATS URL without echoing the credentials it carries', () => {
+    const refusal = () => parseSetting(setting('natsServers'), 'nats://once:s3cr3t@n1:99999');
+    expect(refusal).toThrow(InvalidSettingError);
+    expect(refusal).toThrow(/\("nats:\/\/\*\*\*@n1:99999" is not one\)/);
+    expect(refusal).not.toThrow(/s3cr3t/);
   });
 
   it('checks values given in code under their code name', () => {

@@ -22,7 +22,7 @@ export type SettingLayer =
  * - `name`: 1 to 64 letters, digits, `-` or `_` (valid in NATS stream, bucket,
  *   subject and key tokens alike);
  * - `address`: `host:port`, the host a name, an IPv4 address or a bracketed IPv6 one;
- * - `nats-urls`: comma-separated `nats://host[:port]` URLs.
+ * - `nats-urls`: comma-separated `nats://host[:port]` or `tls://host[:port]` URLs.
  */
 export type SettingKind =
   | 'integer'
@@ -572,7 +572,127 @@ export const SETTINGS = [
     kind: 'nats-urls',
     defaultText: 'off',
     description:
-      'NATS servers of the cluster (comma-separated nats:// URLs); set means cluster mode (see "Cluster")',
+      'NATS servers of the cluster (comma-separated nats:// or tls:// URLs; credentials in them are used, never logged); set means cluster mode (see "Cluster")',
+    layer: 'cluster',
+  },
+  {
+    name: 'natsConnectTimeoutMs',
+    env: 'ONCE_NATS_CONNECT_TIMEOUT_MS',
+    flag: '--nats-connect-timeout-ms',
+    argument: '<duration>',
+    kind: 'duration',
+    default: 20_000,
+    min: 100,
+    max: 600_000,
+    unit: 'ms',
+    description:
+      'how long the first connection to NATS may take at start before the node exits with NATS_UNREACHABLE',
+    layer: 'cluster',
+  },
+  {
+    name: 'natsUser',
+    env: 'ONCE_NATS_USER',
+    flag: '--nats-user',
+    argument: '<name>',
+    kind: 'text',
+    description:
+      'NATS user name; its password comes from ONCE_NATS_PASSWORD_FILE or ONCE_NATS_PASSWORD',
+    layer: 'cluster',
+  },
+  {
+    name: 'natsPassword',
+    env: 'ONCE_NATS_PASSWORD',
+    flag: '--nats-password',
+    argument: '<password>',
+    kind: 'secret',
+    description:
+      "the NATS user's password (the flag is visible to ps: prefer ONCE_NATS_PASSWORD_FILE or the variable)",
+    layer: 'cluster',
+  },
+  {
+    name: 'natsPasswordFile',
+    env: 'ONCE_NATS_PASSWORD_FILE',
+    flag: '--nats-password-file',
+    argument: '<path>',
+    kind: 'text',
+    description: "file holding the NATS user's password (one trailing newline is ignored)",
+    layer: 'cluster',
+  },
+  {
+    name: 'natsToken',
+    env: 'ONCE_NATS_TOKEN',
+    flag: '--nats-token',
+    argument: '<token>',
+    kind: 'secret',
+    description:
+      'NATS authentication token (the flag is visible to ps: prefer ONCE_NATS_TOKEN_FILE or the variable)',
+    layer: 'cluster',
+  },
+  {
+    name: 'natsTokenFile',
+    env: 'ONCE_NATS_TOKEN_FILE',
+    flag: '--nats-token-file',
+    argument: '<path>',
+    kind: 'text',
+    description: 'file holding the NATS authentication token (one trailing newline is ignored)',
+    layer: 'cluster',
+  },
+  {
+    name: 'natsNkeySeedFile',
+    env: 'ONCE_NATS_NKEY_SEED_FILE',
+    flag: '--nats-nkey-seed-file',
+    argument: '<path>',
+    kind: 'text',
+    description: "file holding this node's NATS user nkey seed (`SU…`): nkey authentication",
+    layer: 'cluster',
+  },
+  {
+    name: 'natsCredsFile',
+    env: 'ONCE_NATS_CREDS_FILE',
+    flag: '--nats-creds-file',
+    argument: '<path>',
+    kind: 'text',
+    description:
+      'NATS credentials file (user JWT and nkey seed, as `nsc` writes it): decentralised JWT authentication',
+    layer: 'cluster',
+  },
+  {
+    name: 'natsTlsCaFile',
+    env: 'ONCE_NATS_TLS_CA_FILE',
+    flag: '--nats-tls-ca-file',
+    argument: '<path>',
+    kind: 'text',
+    description:
+      "PEM CA bundle the NATS servers' certificates are verified against (default: the system's); set, TLS is required",
+    layer: 'cluster',
+  },
+  {
+    name: 'natsTlsCertFile',
+    env: 'ONCE_NATS_TLS_CERT_FILE',
+    flag: '--nats-tls-cert-file',
+    argument: '<path>',
+    kind: 'text',
+    description:
+      'PEM client certificate this node presents to NATS (with ONCE_NATS_TLS_KEY_FILE); set, TLS is required',
+    layer: 'cluster',
+  },
+  {
+    name: 'natsTlsKeyFile',
+    env: 'ONCE_NATS_TLS_KEY_FILE',
+    flag: '--nats-tls-key-file',
+    argument: '<path>',
+    kind: 'text',
+    description: "PEM private key of this node's NATS client certificate",
+    layer: 'cluster',
+  },
+  {
+    name: 'natsTlsServerName',
+    env: 'ONCE_NATS_TLS_SERVER_NAME',
+    flag: '--nats-tls-server-name',
+    argument: '<name>',
+    kind: 'text',
+    description:
+      "the name the NATS servers' certificates must carry (default: each server URL's host); set, TLS is required",
     layer: 'cluster',
   },
   {

@@ -16,9 +16,14 @@ export { eventually } from './eventually';
 export { neverCompletedDataDirectory } from './never-completed-data-directory';
 export {
   NatsCluster,
+  type NatsClusterAuth,
   type NatsClusterOptions,
+  type NatsClusterTls,
   NatsServerMissingError,
   NatsStartError,
+  ACCOUNTS_PASSWORDS,
+  recommendedAccounts,
+  recommendedAccountsFile,
 } from './nats-cluster';
 export { FrameServer } from './frame-server';
 export { freePorts } from './free-ports';

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConsoleLogger, type DynamicModule, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { readNatsSecurity } from '@once/cluster';
 import {
   ONCE_AUTHENTICATOR,
   OnceModule,
@@ -10,6 +11,7 @@ import {
 import { OnceServer } from '@once/gateway';
 import {
   readEnvSetting,
+  redactSecrets,
   setting,
   settingDefault,
   type SettingName,
@@ -110,17 +112,20 @@ async function main(): Promise<void> {
 
 /** An error's message, with its code when the message does not name it. */
 function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!(error instanceof Error)) return redactSecrets(String(error));
   const { code } = error as { code?: unknown };
-  return typeof code === 'string' && !error.message.includes(code)
-    ? `${error.message} (${code})`
-    : error.message;
+  return redactSecrets(
+    typeof code === 'string' && !error.message.includes(code)
+      ? `${error.message} (${code})`
+      : error.message,
+  );
 }
 
 /**
  * Cluster mode, as the reference service reads it: on when ONCE_NATS_SERVERS
  * is set (with ONCE_NODE_ID, ONCE_ADVERTISE, ONCE_CLUSTER_NAME,
- * ONCE_CLUSTER_REPLICAS, ONCE_CLUSTER_KEY_FILE, ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ).
+ * ONCE_CLUSTER_REPLICAS, ONCE_CLUSTER_KEY_FILE, ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ, and the
+ * ONCE_NATS_* authentication and TLS settings).
  */
 function clusterOf(
   read: <N extends SettingName>(name: N) => SettingValue<N> | undefined,
@@ -130,6 +135,20 @@ function clusterOf(
   if (servers === undefined || nodeId === undefined) return undefined;
   return {
     natsServers: servers.split(','),
+    natsConnectTimeoutMs: read('natsConnectTimeoutMs'),
+    natsSecurity: readNatsSecurity({
+      natsUser: read('natsUser'),
+      natsPassword: read('natsPassword'),
+      natsPasswordFile: read('natsPasswordFile'),
+      natsToken: read('natsToken'),
+      natsTokenFile: read('natsTokenFile'),
+      natsNkeySeedFile: read('natsNkeySeedFile'),
+      natsCredsFile: read('natsCredsFile'),
+      natsTlsCaFile: read('natsTlsCaFile'),
+      natsTlsCertFile: read('natsTlsCertFile'),
+      natsTlsKeyFile: read('natsTlsKeyFile'),
+      natsTlsServerName: read('natsTlsServerName'),
+    }),
     nodeId,
     clusterName: read('clusterName') ?? settingDefault('clusterName'),
     clusterKeyFile: read('clusterKeyFile'),
@@ -149,7 +168,7 @@ function listOf(value: string | undefined): string[] {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    `once test service: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+    `once test service: cannot start: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`,
   );
   process.exit(1);
 });

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePorts } from './free-ports';
 
 /** Options of {@link NatsCluster.start}. */
@@ -14,6 +15,75 @@ export interface NatsClusterOptions {
   readonly readyTimeoutMs?: number;
   /** The servers' `max_payload`: the largest message a client may publish. Default NATS's (1 MiB). */
   readonly maxPayloadBytes?: number;
+  /** How the servers authenticate clients. Default: not at all (anonymous clients). */
+  readonly auth?: NatsClusterAuth;
+  /** TLS on the client port (`tls { … }`); the URLs become `tls://`. Default: none. */
+  readonly tls?: NatsClusterTls;
+}
+
+/**
+ * Client authentication of the test servers, one of:
+ * - `{ user, password }`: one user (`authorization { user, password }`);
+ * - `{ token }`: one token (`authorization { token }`);
+ * - `{ nkey }`: one user nkey, its public key `U…` (`authorization { users: [{ nkey }] }`);
+ * - `{ accounts }`: an accounts file included as is (e.g. the repository's
+ *   `deploy/nats/once-accounts.conf`, see {@link recommendedAccountsFile}),
+ *   the servers given `env` (the passwords it names as `$VARIABLE`s), and
+ *   `node` the credentials once nodes connect with;
+ * - `{ config }`: configuration lines written as they are (e.g. an operator
+ *   JWT, a resolver and its preloaded accounts).
+ */
+export type NatsClusterAuth =
+  | { readonly user: string; readonly password: string }
+  | { readonly token: string }
+  | { readonly nkey: string }
+  | { readonly config: string }
+  | {
+      readonly accounts: string;
+      readonly env: Readonly<Record<string, string>>;
+      readonly node: { readonly user: string; readonly password: string };
+    };
+
+/** The servers' TLS: PEM files, and whether clients must present a certificate the CA signed. */
+export interface NatsClusterTls {
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** CA that client certificates must chain to. Default: none. */
+  readonly caFile?: string;
+  /** Require and verify client certificates (`verify: true`). Default false. */
+  readonly verify?: boolean;
+}
+
+/**
+ * The repository's recommended account layout (`deploy/nats/once-accounts.conf`),
+ * found from this file or the working directory upwards; undefined outside
+ * the repository (the published package does not ship it).
+ */
+export function recommendedAccountsFile(): string | undefined {
+  for (const start of [__dirname, process.cwd()]) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const file = join(dir, 'deploy', 'nats', 'once-accounts.conf');
+      if (existsSync(file)) return file;
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return undefined;
+}
+
+/** The passwords `natsAuth: 'accounts'` gives the recommended layout's users. */
+export const ACCOUNTS_PASSWORDS = { once: 'once-node-pw', app: 'outsider-app-pw' } as const;
+
+/** `natsAuth: 'accounts'` as `NatsCluster` takes it: the shipped file, its passwords. */
+export function recommendedAccounts(): NatsClusterAuth {
+  const accounts = recommendedAccountsFile();
+  if (accounts === undefined) {
+    throw new Error('deploy/nats/once-accounts.conf not found above this package or the cwd');
+  }
+  return {
+    accounts,
+    env: { ONCE_NODE_PASSWORD: ACCOUNTS_PASSWORDS.once, APPS_PASSWORD: ACCOUNTS_PASSWORDS.app },
+    node: { user: 'once', password: ACCOUNTS_PASSWORDS.once },
+  };
 }
 
 /** `nats-server` is not on this machine: the message says how to install it. */
@@ -29,6 +99,9 @@ export class NatsStartError extends Error {
 const INSTALL_HINT =
   'install it with `apt-get install -y nats-server` (Debian, Ubuntu; `npm run test:e2e` does so ' +
   'where it runs as root), or from https://nats.io, and put it on PATH or set ONCE_NATS_SERVER_BIN';
+
+/** The name the accounts file of `auth` is copied under, beside the servers' configurations. */
+const ACCOUNTS_FILE = 'accounts.conf';
 
 /** Tries at forming the cluster before `start` gives up. */
 const FORM_ATTEMPTS_MAX = 2;
@@ -56,6 +129,7 @@ export class NatsCluster {
     private readonly root: string,
     private readonly members: Member[],
     private readonly readyTimeoutMs: number,
+    private readonly options: NatsClusterOptions = {},
   ) {}
 
   static async start(options: NatsClusterOptions = {}): Promise<NatsCluster> {
@@ -96,10 +170,14 @@ export class NatsCluster {
         output: '',
       });
     }
-    for (const member of members) {
-      await writeFile(member.configFile, configOf(member, members, options.maxPayloadBytes));
+    // nats-server includes files by a path relative to the including one.
+    if (options.auth && 'accounts' in options.auth) {
+      await copyFile(options.auth.accounts, join(root, ACCOUNTS_FILE));
     }
-    const cluster = new NatsCluster(bin, root, members, options.readyTimeoutMs ?? 30_000);
+    for (const member of members) {
+      await writeFile(member.configFile, configOf(member, members, options));
+    }
+    const cluster = new NatsCluster(bin, root, members, options.readyTimeoutMs ?? 30_000, options);
     try {
       await Promise.all(members.map((_, index) => cluster.launch(index)));
     } catch (error) {
@@ -109,9 +187,26 @@ export class NatsCluster {
     return cluster;
   }
 
-  /** `nats://127.0.0.1:<port>` of every server, in index order. */
+  /** `nats://127.0.0.1:<port>` (`tls://` with `tls`) of every server, in index order. */
   get urls(): string[] {
-    return this.members.map((member) => `nats://127.0.0.1:${member.clientPort}`);
+    const scheme = this.options.tls ? 'tls' : 'nats';
+    return this.members.map((member) => `${scheme}://127.0.0.1:${member.clientPort}`);
+  }
+
+  /**
+   * The environment a once node needs to connect (`ONCE_NATS_USER` and
+   * `ONCE_NATS_PASSWORD`, or `ONCE_NATS_TOKEN`), by `auth`; empty without
+   * authentication or with an nkey (whose seed file is the test's).
+   */
+  get nodeEnv(): Readonly<Record<string, string>> {
+    const auth = this.options.auth;
+    if (auth === undefined) return {};
+    if ('accounts' in auth) {
+      return { ONCE_NATS_USER: auth.node.user, ONCE_NATS_PASSWORD: auth.node.password };
+    }
+    if ('user' in auth) return { ONCE_NATS_USER: auth.user, ONCE_NATS_PASSWORD: auth.password };
+    if ('token' in auth) return { ONCE_NATS_TOKEN: auth.token };
+    return {};
   }
 
   /** The servers' names (`n1`, `n2`, …), as JetStream reports its stream leader. */
@@ -152,8 +247,10 @@ export class NatsCluster {
 
   private async launch(index: number): Promise<void> {
     const member = this.members[index];
+    const auth = this.options.auth;
     const child = spawn(this.bin, ['-c', member.configFile], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: auth && 'accounts' in auth ? { ...process.env, ...auth.env } : process.env,
     });
     member.child = child;
     const from = member.output.length;
@@ -200,15 +297,14 @@ export class NatsCluster {
 }
 
 /** A server's configuration: client and route listeners on loopback, JetStream on its store. */
-function configOf(
-  member: Member,
-  members: readonly Member[],
-  maxPayloadBytes: number | undefined,
-): string {
+function configOf(member: Member, members: readonly Member[], options: NatsClusterOptions): string {
+  const { maxPayloadBytes } = options;
   const lines = [
     `server_name: ${member.name}`,
     `listen: 127.0.0.1:${member.clientPort}`,
     ...(maxPayloadBytes === undefined ? [] : [`max_payload: ${maxPayloadBytes}`]),
+    ...authLines(options.auth),
+    ...tlsLines(options.tls),
     `jetstream {`,
     `  store_dir: ${JSON.stringify(member.storeDir)}`,
     `  max_memory_store: 256MB`,
@@ -230,4 +326,34 @@ function configOf(
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The configuration lines of `auth`. */
+function authLines(auth: NatsClusterAuth | undefined): string[] {
+  if (auth === undefined) return [];
+  if ('accounts' in auth) return [`include ${JSON.stringify(ACCOUNTS_FILE)}`];
+  if ('config' in auth) return [auth.config];
+  if ('user' in auth) {
+    return [
+      `authorization {`,
+      `  user: ${JSON.stringify(auth.user)}`,
+      `  password: ${JSON.stringify(auth.password)}`,
+      `}`,
+    ];
+  }
+  if ('token' in auth) return [`authorization {`, `  token: ${JSON.stringify(auth.token)}`, `}`];
+  return [`authorization {`, `  users: [ { nkey: ${JSON.stringify(auth.nkey)} } ]`, `}`];
+}
+
+/** The configuration lines of `tls`. */
+function tlsLines(tls: NatsClusterTls | undefined): string[] {
+  if (tls === undefined) return [];
+  return [
+    `tls {`,
+    `  cert_file: ${JSON.stringify(tls.certFile)}`,
+    `  key_file: ${JSON.stringify(tls.keyFile)}`,
+    ...(tls.caFile === undefined ? [] : [`  ca_file: ${JSON.stringify(tls.caFile)}`]),
+    `  verify: ${tls.verify === true}`,
+    `}`,
+  ];
 }

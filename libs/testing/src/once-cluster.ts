@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Operation } from '@once/protocol';
 import { eventually } from './eventually';
 import { freePorts } from './free-ports';
-import { NatsCluster } from './nats-cluster';
+import { NatsCluster, type NatsClusterAuth, recommendedAccounts } from './nats-cluster';
 import { RawClient, bodyJson } from './raw-client';
 import { ServiceProcess, type ServiceProcessOptions } from './service-process';
 import { TcpProxy } from './tcp-proxy';
@@ -58,6 +58,14 @@ export interface OnceClusterOptions {
    * (see `keyFile`). `env` may still give a node list another.
    */
   readonly clusterKeyFile?: string;
+  /**
+   * How the NATS servers authenticate clients; the nodes get the credentials
+   * (see `NatsCluster.nodeEnv`). `'accounts'`: the repository's recommended
+   * layout (`deploy/nats/once-accounts.conf`), the nodes as user `once` of
+   * account ONCE, an outsider as user `app` of account APPS (passwords in
+   * `ACCOUNTS_PASSWORDS`). Default: none (anonymous).
+   */
+  readonly natsAuth?: NatsClusterAuth | 'accounts';
 }
 
 /** What one node says of itself in its PING reply. */
@@ -104,6 +112,7 @@ export class OnceCluster {
     const nats = await NatsCluster.start({
       servers: options.natsServers ?? 3,
       maxPayloadBytes: options.natsMaxPayloadBytes,
+      auth: options.natsAuth === 'accounts' ? recommendedAccounts() : options.natsAuth,
     });
     const key = options.clusterKeyFile ? undefined : await writeClusterKeyFile();
     const keyFile = options.clusterKeyFile ?? key!.file;
@@ -124,6 +133,7 @@ export class OnceCluster {
             dataDir: options.dataDirs?.[i],
             env: {
               ONCE_CLUSTER_KEY_FILE: keyFile,
+              ...nats.nodeEnv,
               ...options.env,
               ONCE_PORT: String(ports[i]),
               ONCE_NATS_SERVERS: (links[i]?.map(natsUrlOf) ?? nats.urls).join(','),

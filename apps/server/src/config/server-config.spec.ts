@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { clusterOptionsOf } from './cluster-mode';
 import {
   ConfigError,
@@ -37,6 +40,18 @@ describe('server settings', () => {
       tlsCertFile: undefined,
       tlsCaFile: undefined,
       natsServers: undefined,
+      natsConnectTimeoutMs: 20_000,
+      natsUser: undefined,
+      natsPassword: undefined,
+      natsPasswordFile: undefined,
+      natsToken: undefined,
+      natsTokenFile: undefined,
+      natsNkeySeedFile: undefined,
+      natsCredsFile: undefined,
+      natsTlsCaFile: undefined,
+      natsTlsCertFile: undefined,
+      natsTlsKeyFile: undefined,
+      natsTlsServerName: undefined,
       clusterName: 'once',
       clusterKeyFile: undefined,
       clusterUnsignedThroughSeq: 0,
@@ -279,6 +294,8 @@ describe('server settings', () => {
       });
       expect(clusterOptionsOf(cluster)).toEqual({
         natsServers: ['nats://n1:4222', 'nats://n2:4222'],
+        natsSecurity: {},
+        natsConnectTimeoutMs: 20_000,
         nodeId: 'n1',
         clusterName: 'once',
         clusterKeyFile: '/run/secrets/cluster.key',
@@ -287,6 +304,56 @@ describe('server settings', () => {
         replicas: 3,
       });
       expect(clusterOptionsOf(loadServerConfig(argv(), {}))).toBeUndefined();
+    });
+  });
+
+  describe('NATS security', () => {
+    const cluster = { ONCE_NATS_SERVERS: 'tls://n1:4222', ONCE_NODE_ID: 'n1' };
+
+    it('reads the secret files and maps the settings to the node', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'once-server-config-'));
+      const passwordFile = join(dir, 'password');
+      writeFileSync(passwordFile, 'pw-from-file\n');
+      const config = loadServerConfig(argv('--nats-password-file', passwordFile), {
+        ...cluster,
+        ONCE_NATS_USER: 'once',
+        ONCE_NATS_TLS_SERVER_NAME: 'nats.example',
+        ONCE_NATS_CONNECT_TIMEOUT_MS: '5s',
+      });
+      expect(clusterOptionsOf(config)).toMatchObject({
+        natsServers: ['tls://n1:4222'],
+        natsSecurity: {
+          user: 'once',
+          password: 'pw-from-file',
+          tls: { serverName: 'nats.example' },
+        },
+        natsConnectTimeoutMs: 5000,
+      });
+    });
+
+    it.each([
+      [
+        { ONCE_NATS_PASSWORD_FILE: '/nonexistent/pw', ONCE_NATS_USER: 'once' },
+        /^cannot read ONCE_NATS_PASSWORD_FILE \/nonexistent\/pw: no such file$/,
+      ],
+      [{ ONCE_NATS_PASSWORD: 'secret-pw' }, /^a NATS password needs its user: set ONCE_NATS_USER$/],
+      [
+        { ONCE_NATS_TOKEN: 'secret-tk', ONCE_NATS_USER: 'u', ONCE_NATS_PASSWORD: 'secret-pw' },
+        /one way to authenticate/,
+      ],
+      [{ ONCE_NATS_TLS_CERT_FILE: '/nonexistent/cert.pem' }, /ONCE_NATS_TLS_CERT_FILE/],
+    ])('refuses %j as an invalid setting, naming it and no secret', (env, message) => {
+      const config = loadServerConfig(argv(), { ...cluster, ...env });
+      expect(() => clusterOptionsOf(config)).toThrow(ConfigError);
+      expect(() => clusterOptionsOf(config)).toThrow(message);
+      expect(() => clusterOptionsOf(config)).not.toThrow(/secret-/);
+    });
+
+    it('accepts tls:// URLs and refuses a bad URL without echoing its password', () => {
+      expect(loadServerConfig(argv(), cluster).natsServers).toEqual(['tls://n1:4222']);
+      expect(() =>
+        loadServerConfig(argv(), { ...cluster, ONCE_NATS_SERVERS: 'nats://u:secret-pw@n1:99999' }),
+      ).toThrow(/"nats:\/\/\*\*\*@n1:99999" is not one/);
     });
   });
 

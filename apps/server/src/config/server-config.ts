@@ -48,6 +48,20 @@ export interface ServerConfig {
   readonly tlsCaFile: string | undefined;
   /** The NATS servers of the cluster; set, the node runs in cluster mode. */
   readonly natsServers: readonly string[] | undefined;
+  /** NATS authentication and TLS (see the settings table); files are read by `clusterOptionsOf`. */
+  /** How long the first connection to NATS may take, ms. */
+  readonly natsConnectTimeoutMs: number;
+  readonly natsUser: string | undefined;
+  readonly natsPassword: string | undefined;
+  readonly natsPasswordFile: string | undefined;
+  readonly natsToken: string | undefined;
+  readonly natsTokenFile: string | undefined;
+  readonly natsNkeySeedFile: string | undefined;
+  readonly natsCredsFile: string | undefined;
+  readonly natsTlsCaFile: string | undefined;
+  readonly natsTlsCertFile: string | undefined;
+  readonly natsTlsKeyFile: string | undefined;
+  readonly natsTlsServerName: string | undefined;
   readonly clusterName: string;
   /** The cluster key file; required in cluster mode (checked as the node opens: `CLUSTER_KEY_MISSING`). */
   readonly clusterKeyFile: string | undefined;

@@ -1,10 +1,31 @@
 import { type OnceNodeOptions } from '@once/engine';
+import { type NatsSecurityOptions } from '../connection';
 import { type JetStreamJournalOptions } from '../journal';
 
 /** Options of `ClusterNode.open`: a node's own options, and where its cluster is. */
 export interface ClusterNodeOptions extends OnceNodeOptions {
-  /** NATS servers of the cluster (`ONCE_NATS_SERVERS`), `nats://host:port` each. */
+  /**
+   * NATS servers of the cluster (`ONCE_NATS_SERVERS`), `nats://host:port` or
+   * `tls://host:port` (TLS required) each. Credentials in them
+   * (`nats://user:password@host`, `nats://token@host`) are used, the same in
+   * every URL that has some, and never logged.
+   */
   readonly natsServers: readonly string[];
+  /**
+   * How the node authenticates to NATS (user and password, token, nkey or
+   * creds) and its TLS (CA, client certificate, server name); see
+   * `readNatsSecurity` for the settings. Default: none (plain, anonymous),
+   * unless the URLs carry credentials or are `tls://`.
+   */
+  readonly natsSecurity?: NatsSecurityOptions;
+  /**
+   * How long the first connection to NATS may take at start, ms
+   * (`ONCE_NATS_CONNECT_TIMEOUT_MS`): past it the node stops with
+   * `NATS_UNREACHABLE`. A server that requires a client certificate the
+   * node lacks closes the TLS connection without a word, so this is also how
+   * long that takes to be reported. Default 20 000 ms (the NATS client's).
+   */
+  readonly natsConnectTimeoutMs?: number;
   /** This node's id (`ONCE_NODE_ID`): unique in the cluster, it names the lease's holder. */
   readonly nodeId: string;
   /** The cluster's name (`ONCE_CLUSTER_NAME`): names the stream and buckets. Default `once`. */
@@ -56,3 +77,4 @@ export interface ClusterNodeOptions extends OnceNodeOptions {
 }
 
 export const CATCH_UP_TIMEOUT_MS_DEFAULT = 60_000;
+export const NATS_CONNECT_TIMEOUT_MS_DEFAULT = 20_000;

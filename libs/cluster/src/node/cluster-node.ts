@@ -29,9 +29,10 @@ import { JetStreamJournal, JournalGroupUnverifiedError } from '../journal';
 import { ClusterKeyError, ClusterKeyring, readClusterKeyFile } from '../key';
 import { ClusterLease, type LeaseRole } from '../lease';
 import { ClusterJournal } from './cluster-journal';
-import { type ClusterNodeOptions } from './cluster-node-options';
+import { type ClusterNodeOptions, NATS_CONNECT_TIMEOUT_MS_DEFAULT } from './cluster-node-options';
 import { type LeaderTerm, type TermHost } from './leader-term';
-import { NatsUnreachableError } from './nats-unreachable.error';
+import { natsConnectError } from './nats-connect-error';
+import { NatsStatusLog, natsConnectPlan } from '../connection';
 import { RoleSwitch } from './role-switch';
 
 /**
@@ -85,14 +86,21 @@ export class ClusterNode implements WriteRole, TermHost {
     });
     let connection: NatsConnection | undefined;
     try {
+      // Credentials are taken out of the URLs here: the client, its errors
+      // and the messages below never hold them.
+      const plan = natsConnectPlan(options.natsServers, options.natsSecurity);
       connection = await connect({
-        servers: [...options.natsServers],
+        ...plan.options,
         name: `once-${options.nodeId}`,
+        timeout: options.natsConnectTimeoutMs ?? NATS_CONNECT_TIMEOUT_MS_DEFAULT,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
       }).catch((error: unknown) => {
-        throw new NatsUnreachableError(options.natsServers, error);
+        throw natsConnectError(plan, error);
       });
+      void new NatsStatusLog(options.logger ?? SILENT_LOGGER, options.nodeId, {
+        secrets: plan.secrets,
+      }).follow(connection);
       const stream = await JetStreamJournal.open({
         connection,
         clusterName: options.clusterName,

@@ -4,3 +4,4 @@ export { type ClusterNodeOptions } from './cluster-node-options';
 export { LeaderTerm } from './leader-term';
 export { NotLeaderError } from './not-leader.error';
 export { NatsUnreachableError } from './nats-unreachable.error';
+export { natsConnectError } from './nats-connect-error';
