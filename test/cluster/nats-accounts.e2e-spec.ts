@@ -142,6 +142,7 @@ describe('given three NATS servers with the recommended account layout and three
     const dataDir = mkdtempSync(join(tmpdir(), 'once-layout-other-'));
     const { code, output } = await runServiceToExit({
       ...cluster.nats.nodeEnv,
+      ONCE_CLUSTER_KEY_FILE: cluster.keyFile,
       ONCE_NATS_SERVERS: cluster.nats.urls.join(','),
       ONCE_NODE_ID: 'stranger',
       ONCE_CLUSTER_NAME: 'other',
