@@ -391,7 +391,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   /** Every applied entry: its ring place is free, its reply and EVICTIONs go out, room may open. */
   private afterApply(outcome: ApplyOutcome): void {
     const settled = this.replicated.settle(outcome);
-    this.router.deliver(outcome, settled?.origin);
+    this.router.deliver(outcome, settled?.origin, settled?.checksum);
     if (settled !== undefined && this.replyLatencyObserver !== undefined) {
       this.replyLatencyObserver(performance.now() - settled.admittedAtMs);
     }
