@@ -6,7 +6,7 @@ describe('answeringChecksum', () => {
     encodeFrame(
       { command: Command.Reply, operation: Operation.Command, resumeToken: requestChecksum },
       '{"ok":true,"result":1}',
-      'unpooled',
+      'exact',
     );
   const retry = Buffer.alloc(16, 0x5a);
 
