@@ -89,7 +89,7 @@ describe('gateway options', () => {
     (option) => {
       let thrown: unknown;
       try {
-        resolveGatewayOptions({ port: 0, [option]: 1 } as unknown as GatewayOptions);
+        resolveGatewayOptions({ port: 0, [option]: 1 });
       } catch (error) {
         thrown = error;
       }
