@@ -22,7 +22,7 @@ describe('gateway options', () => {
       registerFailuresPerConnectionMax: 5,
       registerFailuresPerAddressPerMinuteMax: 30,
       registerFailuresPerUserPerMinuteMax: 10,
-      connectionsPerAddressMax: 1024,
+      connectionsPerAddressMax: 4096,
       unboundTimeoutMs: 30_000,
       tls: undefined,
       tlsOptions: undefined,

@@ -409,7 +409,7 @@ export const SETTINGS = [
     flag: '--connections-per-address-max',
     argument: '<count>',
     kind: 'integer',
-    default: 1024,
+    default: 4096,
     min: 1,
     max: 1_000_000,
     unit: 'connections',

@@ -39,7 +39,7 @@ describe('server settings', () => {
       registerFailuresPerAddressPerMinuteMax: 30,
       registerFailuresPerConnectionMax: 5,
       registerFailuresPerUserPerMinuteMax: 10,
-      connectionsPerAddressMax: 1024,
+      connectionsPerAddressMax: 4096,
       unboundTimeoutMs: 30_000,
       tlsKeyFile: undefined,
       tlsCertFile: undefined,
