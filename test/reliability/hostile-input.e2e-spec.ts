@@ -300,9 +300,11 @@ describe('given a node and a well-behaved client connected the whole time, under
   const suite = serviceForSuite({
     ONCE_PARTIAL_FRAME_TIMEOUT_MS: '200ms',
     ONCE_FRAME_BYTES_MAX: '65536',
-    // The failed-REGISTER limits are tested on their own below; here they would only cut streams.
+    // The failed-REGISTER limits are tested on their own below; here they would only cut
+    // streams, or delay their answers past what the transcripts wait for.
     ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX: '1000000',
     ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX: '1000000',
+    ONCE_REGISTER_FAILURES_PER_USER_PER_MINUTE_MAX: '1000000',
   });
   let witness: TestSession;
   const account = accountName('witness');
