@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -300,9 +300,11 @@ describe('given a node and a well-behaved client connected the whole time, under
   const suite = serviceForSuite({
     ONCE_PARTIAL_FRAME_TIMEOUT_MS: '200ms',
     ONCE_FRAME_BYTES_MAX: '65536',
-    // The failed-REGISTER limits are tested on their own below; here they would only cut streams.
+    // The failed-REGISTER limits are tested on their own below; here they would only cut
+    // streams, or delay their answers past what the transcripts wait for.
     ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX: '1000000',
     ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX: '1000000',
+    ONCE_REGISTER_FAILURES_PER_USER_PER_MINUTE_MAX: '1000000',
   });
   let witness: TestSession;
   const account = accountName('witness');
@@ -537,6 +539,107 @@ describe('given ONCE_RING=2 (at most 2 requests of a session in flight)', () => 
   });
 });
 
+describe('given ONCE_UNBOUND_TIMEOUT_MS=400ms', () => {
+  const { connections } = serviceForSuite({ ONCE_UNBOUND_TIMEOUT_MS: '400ms' });
+
+  /** PINGs `connection` until the node closes it (each PING answered while it is open). */
+  async function pingUntilClosed(connection: RawClient): Promise<number> {
+    let answered = 0;
+    while (!connection.closed) {
+      connection.write(requestBytes({ operation: Operation.Ping }));
+      const frame = await connection.next().catch(() => undefined);
+      if (!frame) break;
+      expect(frame.header.status).toBe(Status.Ok);
+      answered++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return answered;
+  }
+
+  it('when a connection only sends PINGs and never registers, then the node closes it all the same, and a registered connection that PINGs is kept', async () => {
+    const bound = await connections.connect();
+    const session = await TestSession.open(bound);
+    const pinger = await connections.connect();
+
+    const answered = await pingUntilClosed(pinger);
+    expect(answered).toBeGreaterThan(0);
+    await closedWithin(pinger);
+
+    // The registered one, PINGing through the same time, is still served.
+    expect(bound.closed).toBe(false);
+    const { reply } = await session.command('ledger.open', { account: accountName('unbound') });
+    expect(reply.header.status).toBe(Status.Ok);
+  });
+});
+
+describe('given ONCE_CONNECTIONS_PER_ADDRESS_MAX=3', () => {
+  const { connections } = serviceForSuite({ ONCE_CONNECTIONS_PER_ADDRESS_MAX: '3' });
+
+  /** A connection the node serves (PING answered); retried while the start-up probe's slot frees. */
+  async function servedConnection(): Promise<RawClient> {
+    for (let attempt = 0; ; attempt++) {
+      const connection = await connections.connect();
+      try {
+        await connection.ping();
+        return connection;
+      } catch (error) {
+        connection.destroy();
+        if (attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+  }
+
+  it('when a 4th connection from 127.0.0.1 opens while 3 from it are open, then the node closes it without answering, the three keep working, and a freed slot is usable again', async () => {
+    const open = [await servedConnection(), await servedConnection(), await servedConnection()];
+
+    const fourth = await connections.connect();
+    fourth.write(requestBytes({ operation: Operation.Ping }));
+    await closedWithin(fourth);
+    await expect(fourth.next()).rejects.toThrow('the connection is closed');
+
+    for (const connection of open) {
+      expect(bodyJson(await connection.ping())).toMatchObject({ version: 1, ready: true });
+    }
+    const session = await TestSession.open(open[0]);
+    const { reply } = await session.command('ledger.open', { account: accountName('per-addr') });
+    expect(reply.header).toMatchObject({ command: Command.Reply, status: Status.Ok });
+
+    open[2].destroy();
+    const again = await servedConnection();
+    expect(bodyJson(await again.ping())).toMatchObject({ ready: true });
+  });
+});
+
+describe('given a node with the default 1 MiB frame limit', () => {
+  const suite = serviceForSuite();
+  const { connections } = suite;
+  const FILLER = 'refused-body-filler-';
+
+  it('when a COMMAND of exactly the frame limit names a pattern nothing handles, then it is refused UNKNOWN_PATTERN, and its journal entry keeps none of its body', async () => {
+    const session = await TestSession.open(await connections.connect());
+    const empty = session.commandBytes('no.such.command', '');
+    const fill = 1024 * 1024 - empty.length;
+    const data = FILLER.repeat(Math.ceil(fill / FILLER.length)).slice(0, fill);
+    const { request, reply } = await session.command('no.such.command', data);
+    expect(request.length).toBe(1024 * 1024);
+    expect(reply.header.status).toBe(Status.Ok);
+    expect(outcomeOf(reply)).toMatchObject({ ok: false, error: { code: 'UNKNOWN_PATTERN' } });
+    const op = reply.header.op;
+
+    connections.destroyAll();
+    expect(await suite.service.stop()).toBe(0);
+    const { journal } = await readAll(suite.service.dataDir);
+    const entry = journal
+      .map(({ op: at, value }) => decodeEntry(value, at))
+      .find((e) => e.op === op);
+    expect(entry?.kind).toBe(EntryKind.Command);
+    expect(entry!.body.length).toBeLessThan(1024);
+    const withFiller = journal.filter(({ value }) => value.includes(FILLER));
+    expect(withFiller.map(({ op: at }) => at)).toEqual([]);
+  });
+});
+
 // ------------------------------------------------------------- credentials
 
 describe('given ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX=3', () => {
@@ -578,38 +681,57 @@ describe('given ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX=5', () => {
   const { connections } = serviceForSuite({
     ONCE_REGISTER_FAILURES_PER_ADDRESS_PER_MINUTE_MAX: '5',
     ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX: '1000',
+    ONCE_REGISTER_FAILURES_PER_USER_PER_MINUTE_MAX: '1000',
   });
 
-  it('when 5 REGISTERs from 127.0.0.1 fail (on two connections), then even the right password gets UNAUTHENTICATED on a new connection, with a message saying to wait, and nothing is journaled', async () => {
-    // The right password works before the limit is reached.
-    const before = await connections.connect();
-    await TestSession.open(before);
-
+  it('when others made 7 failed REGISTERs from 127.0.0.1 (on two connections), then the right password from that address is still checked and accepted, and the guesses past the limit were answered UNAUTHENTICATED, nothing journaled for them', async () => {
     const first = await connections.connect();
     const second = await connections.connect();
-    for (let failure = 1; failure <= 5; failure++) {
+    const commit = await pingCommit(first);
+    for (let failure = 1; failure <= 7; failure++) {
       const connection = failure <= 3 ? first : second;
       const request = registerBytes({ password: `guess-${failure}` });
       connection.write(request);
-      expect((await connection.next()).header.status).toBe(Status.Unauthenticated);
+      expectAnswerTo(await connection.next(), request, {
+        command: Command.Reply,
+        status: Status.Unauthenticated,
+        op: 0,
+        commit,
+      });
     }
+    expect(await pingCommit(first)).toBe(commit);
 
+    // Another client behind the same address, with the right password.
     const fresh = await connections.connect();
-    const commit = await pingCommit(fresh);
-    const right = registerBytes({ password: ADMIN_PASSWORD });
-    fresh.write(right);
-    const refused = await fresh.next();
-    expectAnswerTo(refused, right, {
-      command: Command.Reply,
-      status: Status.Unauthenticated,
-      op: 0,
-      commit,
+    const session = await TestSession.open(fresh);
+    expect(session.registration.userId).toBeGreaterThan(0);
+    const { reply } = await session.command('ledger.open', { account: accountName('nat') });
+    expect(reply.header.status).toBe(Status.Ok);
+  });
+});
+
+describe('given ONCE_REGISTER_FAILURES_PER_USER_PER_MINUTE_MAX=2', () => {
+  const { connections } = serviceForSuite({
+    ONCE_REGISTER_FAILURES_PER_USER_PER_MINUTE_MAX: '2',
+    ONCE_REGISTER_FAILURES_PER_CONNECTION_MAX: '1000',
+  });
+
+  it('when guesses at admin arrive on 4 connections at once past the limit, then each is answered UNAUTHENTICATED (one at a time, delayed), and the right password is accepted after them', async () => {
+    const guessers = await Promise.all([1, 2, 3, 4].map(() => connections.connect()));
+    const guesses = guessers.map((connection, index) => {
+      const request = registerBytes({ password: `spread-guess-${index}` });
+      connection.write(request);
+      return { connection, request };
     });
-    expect(bodyJson(refused)).toMatchObject({
-      ok: false,
-      error: { code: 'UNAUTHENTICATED', message: expect.stringMatching(/wait/i) },
-    });
-    expect(await pingCommit(fresh)).toBe(commit);
+    for (const { connection, request } of guesses) {
+      expectAnswerTo(await connection.next(), request, {
+        command: Command.Reply,
+        status: Status.Unauthenticated,
+        op: 0,
+      });
+    }
+    const session = await TestSession.open(await connections.connect());
+    expect(session.registration.userId).toBe(1);
   });
 });
 
@@ -620,7 +742,10 @@ describe('given a run that registered, created a user, changed a password, resum
   const CAROL_NEW_PASSWORD = 'carol-second-Secret-41c0e';
   const WRONG_PASSWORD = 'wrong-guess-Secret-9b27d';
   const tokens: Buffer[] = [];
+  /** The request bytes of users.create and users.changePassword, whose bodies hold passwords. */
+  const secretRequests: Buffer[] = [];
   let stopCode: number | null;
+  let retried: { first: Frame; again: Frame; request: Buffer } | undefined;
 
   beforeAll(async () => {
     const admin = await TestSession.open(await connections.connect());
@@ -630,6 +755,14 @@ describe('given a run that registered, created a user, changed a password, resum
       password: CAROL_PASSWORD,
     });
     expect(outcomeOf(created.reply)).toMatchObject({ ok: true });
+    secretRequests.push(created.request);
+    // A retry of the same request (same number, same body): its cached reply.
+    admin.connection.write(created.request);
+    retried = {
+      first: created.reply,
+      again: await admin.connection.next(),
+      request: created.request,
+    };
 
     const carolConnection = await connections.connect();
     const carol = await TestSession.open(carolConnection, {
@@ -642,6 +775,7 @@ describe('given a run that registered, created a user, changed a password, resum
       newPassword: CAROL_NEW_PASSWORD,
     });
     expect(outcomeOf(changed.reply)).toEqual({ ok: true, result: {} });
+    secretRequests.push(changed.request);
     carolConnection.destroy();
 
     // Implicit rebind with the resume token on a new connection.
@@ -697,6 +831,56 @@ describe('given a run that registered, created a user, changed a password, resum
     ].map(([username, password]) => checksum(Buffer.from(JSON.stringify({ username, password }))));
     const found = journal.filter(({ value }) => bodyChecksums.some((sum) => value.includes(sum)));
     expect(found.map(({ op }) => op)).toEqual([]);
+  });
+
+  it("when users.create is retried with the same body, then the cached reply comes back: same op, same outcome, its request_checksum the request's checksum_body", () => {
+    const { first, again, request } = retried!;
+    expect(again.header).toMatchObject({
+      command: Command.Reply,
+      status: Status.Ok,
+      op: first.header.op,
+      watermark: first.header.watermark,
+    });
+    expect(outcomeOf(again)).toEqual(outcomeOf(first));
+    const checksumBody = request.subarray(Offset.checksumBody, Offset.checksumBody + 16);
+    expect(Buffer.from(again.header.resumeToken)).toEqual(checksumBody);
+    expect(Buffer.from(first.header.resumeToken)).toEqual(checksumBody);
+  });
+
+  it('when the journal and every file of the data directory are searched, then neither the passwords of users.create and users.changePassword nor the checksums of their request bodies appear', async () => {
+    expect(secretRequests).toHaveLength(2);
+    const bodyChecksums = secretRequests.map((request) =>
+      Buffer.from(request.subarray(Offset.checksumBody, Offset.checksumBody + 16)),
+    );
+    // The checksums are those of the bodies as sent (so the search looks for the right bytes).
+    secretRequests.forEach((request, index) =>
+      expect(checksum(request.subarray(128))).toEqual(bodyChecksums[index]),
+    );
+    const { journal } = await readAll(suite.service.dataDir);
+    const entries = journal.map(({ op, value }) => decodeEntry(value, op));
+    const keeping = entries
+      .filter((entry) => bodyChecksums.some((sum) => entry.requestChecksum.equals(sum)))
+      .map((entry) => entry.op);
+    expect(keeping).toEqual([]);
+    const needles = [
+      ...bodyChecksums.map((sum, index) => [`body checksum ${index}`, sum] as const),
+      ['carol’s first password', Buffer.from(CAROL_PASSWORD)] as const,
+      ['carol’s new password', Buffer.from(CAROL_NEW_PASSWORD)] as const,
+      ['the admin password', Buffer.from(ADMIN_PASSWORD)] as const,
+    ];
+    const found: string[] = [];
+    for (const file of filesUnder(suite.service.dataDir)) {
+      const bytes = readFileSync(file);
+      for (const [what, needle] of needles) {
+        if (bytes.includes(needle)) found.push(`${what} in ${file}`);
+      }
+    }
+    for (const { op, value } of journal) {
+      for (const [what, needle] of needles) {
+        if (value.includes(needle)) found.push(`${what} in the journal entry at op ${op}`);
+      }
+    }
+    expect(found).toEqual([]);
   });
 
   it('when the whole log is searched, then no password, resume token, node secret, salt or hash appears in it', async () => {
@@ -818,3 +1002,11 @@ describe('given a service serving TLS with a self-signed certificate for localho
     await trusting.close();
   });
 });
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : entry.isFile() ? [path] : [];
+  });
+}

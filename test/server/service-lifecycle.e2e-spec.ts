@@ -67,3 +67,16 @@ describe('given invalid settings', () => {
     expect(output).toMatch(/invalid setting: .*ONCE_RING.*ring must be an integer from 1 to 1024/);
   });
 });
+
+describe('given a host reachable from other machines (ONCE_HOST=0.0.0.0)', () => {
+  it('when the service starts without an admin password, then it refuses: exit 2, ADMIN_PASSWORD_REQUIRED, naming the settings to use', async () => {
+    const { code, output } = await runServiceToExit({
+      ONCE_HOST: '0.0.0.0',
+      ONCE_DATA_DIR: '/nonexistent/never-created',
+    });
+    expect(code).toBe(2);
+    expect(output).toMatch(/ADMIN_PASSWORD_REQUIRED/);
+    expect(output).toMatch(/ONCE_ADMIN_PASSWORD_FILE/);
+    expect(output).not.toMatch(/\n\s+at /);
+  });
+});

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   if (config.truncateCorruptTail) process.exit(await truncateCorruptTailOf(config, logger));
   if (config.adminPasswordIsDefault) {
     logger.warn(
-      'ONCE_ADMIN_PASSWORD is not set: a new data directory gets the user admin with the password "admin"',
+      'ONCE_ADMIN_PASSWORD is not set: a new data directory gets the user admin with the password "admin" (allowed on a loopback host only)',
       'Once',
     );
   }
@@ -80,6 +80,9 @@ async function main(): Promise<void> {
     idleUnboundTimeoutMs: config.idleUnboundTimeoutMs,
     registerFailuresPerAddressPerMinuteMax: config.registerFailuresPerAddressPerMinuteMax,
     registerFailuresPerConnectionMax: config.registerFailuresPerConnectionMax,
+    registerFailuresPerUserPerMinuteMax: config.registerFailuresPerUserPerMinuteMax,
+    connectionsPerAddressMax: config.connectionsPerAddressMax,
+    unboundTimeoutMs: config.unboundTimeoutMs,
     tls: readTls(config),
   });
   const app = await NestFactory.createMicroservice(

@@ -101,6 +101,13 @@ describe('ClientTable', () => {
       expect(table.check(A, 1, 2, sum(9))).toEqual({ kind: 'conflict', watermark: 3 });
     });
 
+    it('an entry that kept no checksum (all zero: a secret body) is matched by its number alone: duplicate', () => {
+      const table = new ClientTable({ capacity: 4, ring: 8 });
+      table.commitRegister(1, 1000n, A, ALICE);
+      table.commitReply(2, 1002n, A, 1, 1, sum(0), frame('secret'));
+      expect(table.check(A, 1, 1, sum(7))).toEqual({ kind: 'duplicate', reply: frame('secret') });
+    });
+
     it('row "request ≤ watermark, no longer cached": already-applied', () => {
       const table = aliceWithReplies(4, 2);
       expect(table.check(A, 1, 2, sum(2))).toEqual({ kind: 'already-applied', watermark: 4 });

@@ -25,6 +25,12 @@ export interface CommandHandler {
    */
   admit?(data: unknown, ctx: AdmissionContext): unknown;
   /**
+   * The request body carries a secret that `admit` removes: the gateway
+   * journals no checksum of the client's body for this command (see the
+   * framework's `@Admit(pattern, { secretBody: true })`).
+   */
+  readonly secretBody?: boolean;
+  /**
    * Told, live only (never on replay), that `apply` threw `error`, for side
    * effects such as an application's exception filters (logging, alerting).
    * It cannot change the committed reply, which replay must rebuild to the

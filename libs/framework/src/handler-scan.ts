@@ -63,7 +63,10 @@ export function scanHandlers(
   stateOwners: StateOwners = () => undefined,
 ): ScannedHandlers {
   const applies = new Map<string, { handler: CommandHandler; owner: string }>();
-  const admits = new Map<string, { admit: NonNullable<CommandHandler['admit']>; owner: string }>();
+  const admits = new Map<
+    string,
+    { admit: NonNullable<CommandHandler['admit']>; owner: string; secretBody: boolean }
+  >();
   const states: StateDeclaration[] = [];
   const seen = new Set<object>();
 
@@ -95,7 +98,7 @@ export function scanHandlers(
         applies.set(command.pattern, { handler: { ...handler, state }, owner });
       }
       const admit = Reflect.getMetadata(ONCE_ADMIT_METADATA, method) as
-        { pattern: string } | undefined;
+        { pattern: string; secretBody?: boolean } | undefined;
       if (admit) {
         const previous = admits.get(admit.pattern);
         if (previous) {
@@ -103,7 +106,11 @@ export function scanHandlers(
             `@Admit(${patternLabel(admit.pattern)}) is declared by both ${previous.owner} and ${owner}`,
           );
         }
-        admits.set(admit.pattern, { admit: admitStep(instance, method as AnyMethod), owner });
+        admits.set(admit.pattern, {
+          admit: admitStep(instance, method as AnyMethod),
+          owner,
+          secretBody: admit.secretBody === true,
+        });
       }
     }
   }
@@ -113,10 +120,12 @@ export function scanHandlers(
       throw new HandlerDiscoveryError(`@Admit(${label}) on ${owner} has no @Command(${label})`);
     }
   }
-  const commands = [...applies].map(([pattern, { handler }]) => ({
-    ...handler,
-    admit: admits.get(pattern)?.admit,
-  }));
+  const commands = [...applies].map(([pattern, { handler }]) => {
+    const admit = admits.get(pattern);
+    return admit?.secretBody
+      ? { ...handler, admit: admit.admit, secretBody: true }
+      : { ...handler, admit: admit?.admit };
+  });
   const names = new Set(states.map(([name]) => name));
   for (const [pattern, { handler, owner }] of applies) {
     if (handler.state !== undefined && !names.has(handler.state)) {

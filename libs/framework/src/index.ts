@@ -6,7 +6,7 @@ export {
   isAdmissionSink,
 } from './admission-ticket';
 export { BareAdmission, type CommandSite, type PipelineScope } from './bare-admission';
-export { Admit } from './decorators/admit.decorator';
+export { Admit, type AdmitOptions } from './decorators/admit.decorator';
 export { Command, type CommandOptions } from './decorators/command.decorator';
 export { type CommandDisclosure, commandDisclosureOf } from './command-disclosure';
 export { Query } from './decorators/query.decorator';

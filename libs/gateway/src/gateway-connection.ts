@@ -44,6 +44,12 @@ export class GatewayConnection implements ConnectionView {
   failedRegisters = 0;
   /** When bytes last arrived (ms, monotonic-enough wall clock), for the idle sweep. */
   lastActivityMs = Date.now();
+  /**
+   * Since when the connection holds no session (ms; 0: it holds one), for
+   * the sweep's `unboundTimeoutMs`: set when it opens, and when the sweep
+   * sees it without a session again.
+   */
+  unboundSinceMs = Date.now();
   /** Since when an incomplete frame has been held (0: none), for the slow-peer sweep. */
   partialSinceMs = 0;
 

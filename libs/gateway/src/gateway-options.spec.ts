@@ -1,6 +1,9 @@
 import {
   GATEWAY_DEFAULTS,
+  type GatewayOptions,
   InvalidGatewayOptionsError,
+  NEST_TCP_OPTIONS,
+  UnknownGatewayOptionError,
   UnsupportedGatewayOptionError,
   resolveGatewayOptions,
 } from './gateway-options';
@@ -18,7 +21,11 @@ describe('gateway options', () => {
       idleUnboundTimeoutMs: 60_000,
       registerFailuresPerConnectionMax: 5,
       registerFailuresPerAddressPerMinuteMax: 30,
+      registerFailuresPerUserPerMinuteMax: 10,
+      connectionsPerAddressMax: 4096,
+      unboundTimeoutMs: 30_000,
       tls: undefined,
+      tlsOptions: undefined,
     });
     expect(Object.keys(GATEWAY_DEFAULTS)).not.toContain('maxFrameBytes');
   });
@@ -76,4 +83,49 @@ describe('gateway options', () => {
       });
     },
   );
+
+  it.each(Object.keys(NEST_TCP_OPTIONS).filter((o) => o !== 'serializer' && o !== 'deserializer'))(
+    'refuse the NestJS TCP option %s with what to use instead, never ignore it',
+    (option) => {
+      let thrown: unknown;
+      try {
+        resolveGatewayOptions({ port: 0, [option]: 1 });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(UnsupportedGatewayOptionError);
+      expect(thrown).toMatchObject({ code: 'OPTION_UNSUPPORTED', option });
+      expect((thrown as Error).message).toBe(
+        `OnceServer takes no ${option}: ${NEST_TCP_OPTIONS[option as keyof typeof NEST_TCP_OPTIONS]}`,
+      );
+    },
+  );
+
+  it('refuse an option it does not know, listing those it has', () => {
+    const given = { port: 0, connectionMax: 5 } as unknown as GatewayOptions;
+    expect(() => resolveGatewayOptions(given)).toThrow(UnknownGatewayOptionError);
+    expect(() => resolveGatewayOptions(given)).toThrow(
+      /OnceServer has no option "connectionMax"; its options are .*connectionsMax/,
+    );
+    expect(() => resolveGatewayOptions({ toString: 1 } as unknown as GatewayOptions)).toThrow(
+      UnknownGatewayOptionError,
+    );
+  });
+
+  it('serve NestJS tlsOptions as tls.createServer options, and refuse them without a server identity or beside tls', () => {
+    const tlsOptions = { key: 'K', cert: 'C', minVersion: 'TLSv1.3' as const };
+    expect(resolveGatewayOptions({ tlsOptions }).tlsOptions).toEqual(tlsOptions);
+    expect(resolveGatewayOptions({ tls: { key: 'K', cert: 'C' } }).tlsOptions).toMatchObject({
+      key: 'K',
+      cert: 'C',
+      requestCert: false,
+    });
+    expect(resolveGatewayOptions({}).tlsOptions).toBeUndefined();
+    expect(() => resolveGatewayOptions({ tlsOptions: { minVersion: 'TLSv1.3' } })).toThrow(
+      'tlsOptions needs the server identity: key and cert, or pfx (or an SNICallback)',
+    );
+    expect(() => resolveGatewayOptions({ tlsOptions, tls: { key: 'K', cert: 'C' } })).toThrow(
+      /give tls or tlsOptions, not both/,
+    );
+  });
 });

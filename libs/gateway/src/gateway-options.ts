@@ -1,3 +1,4 @@
+import { type TlsOptions } from 'node:tls';
 import { checkSettingValue, setting, settingDefaults, type SettingName } from '@once/settings';
 
 /** TLS for the gateway: PEM key and certificate (and optionally a CA bundle to require client certificates). */
@@ -47,8 +48,45 @@ export interface GatewayOptions extends DeprecatedGatewayOptionNames {
    * minute passes.
    */
   readonly registerFailuresPerAddressPerMinuteMax?: number;
+  /**
+   * Connections per peer address at once; a further one from that address is
+   * closed on accept (the others keep working). Bounds what one host can hold
+   * of `connectionsMax`.
+   */
+  readonly connectionsPerAddressMax?: number;
+  /**
+   * A connection that holds no session this long (since it opened, or since
+   * it lost its session) is closed, whatever it sends: PINGs do not keep a
+   * connection that never registers.
+   */
+  readonly unboundTimeoutMs?: number;
+  /**
+   * Failed REGISTERs per username per minute before its REGISTERs are checked
+   * one at a time, each failure answered after a growing delay (bounds a
+   * guesser spread over many addresses).
+   */
+  readonly registerFailuresPerUserPerMinuteMax?: number;
   /** Serve TLS instead of plain TCP. */
   readonly tls?: GatewayTlsOptions;
+  /**
+   * NestJS's TCP transport option, honoured: serve TLS with these
+   * `tls.createServer` options (`key`, `cert`, `ca`, `requestCert`,
+   * `rejectUnauthorized`, `pfx`, `passphrase`, `minVersion`, ...), exactly as
+   * NestJS's TCP server would. Give this or `tls`, not both.
+   */
+  readonly tlsOptions?: TlsOptions;
+  /** Not served by once (NestJS's TCP server option): refused. See {@link NEST_TCP_OPTIONS}. */
+  readonly retryAttempts?: never;
+  /** Not served by once (NestJS's TCP server option): refused. */
+  readonly retryDelay?: never;
+  /** Not served by once (NestJS's TCP server option): refused; use `frameBytesMax`. */
+  readonly maxBufferSize?: never;
+  /** Not served by once (NestJS's TCP server option): refused; use `partialFrameTimeoutMs`. */
+  readonly incompleteMessageTimeout?: never;
+  /** Not served by once (NestJS's TCP server option): refused; use `writeBufferBytesMax`. */
+  readonly maxSendBufferSize?: never;
+  /** Not served by once (NestJS's TCP server option): refused. */
+  readonly socketClass?: never;
 }
 
 /**
@@ -92,6 +130,9 @@ const LIMIT_NAMES = [
   'idleUnboundTimeoutMs',
   'registerFailuresPerConnectionMax',
   'registerFailuresPerAddressPerMinuteMax',
+  'connectionsPerAddressMax',
+  'unboundTimeoutMs',
+  'registerFailuresPerUserPerMinuteMax',
 ] as const satisfies readonly SettingName[];
 
 /** The options in force: defaults applied, limits checked, new names only. */
@@ -106,16 +147,38 @@ export interface ResolvedGatewayOptions {
   readonly idleUnboundTimeoutMs: number;
   readonly registerFailuresPerConnectionMax: number;
   readonly registerFailuresPerAddressPerMinuteMax: number;
+  readonly connectionsPerAddressMax: number;
+  readonly unboundTimeoutMs: number;
+  readonly registerFailuresPerUserPerMinuteMax: number;
+  /** The `tls` option as given (undefined when TLS came from `tlsOptions`, or is off). */
   readonly tls: GatewayTlsOptions | undefined;
+  /** What the TLS listener is created with (from `tls` or `tlsOptions`); undefined: plain TCP. */
+  readonly tlsOptions: TlsOptions | undefined;
 }
 
 export const GATEWAY_DEFAULTS: ResolvedGatewayOptions = Object.freeze({
   ...settingDefaults(['host', ...LIMIT_NAMES]),
   tls: undefined,
+  tlsOptions: undefined,
 });
 
 export class InvalidGatewayOptionsError extends Error {
   readonly code = 'INVALID_GATEWAY_OPTIONS';
+}
+
+/**
+ * An option `OnceServer` does not know. Refused rather than ignored: a
+ * misspelt limit, or an option of another transport, would otherwise leave
+ * the node running without what its author believes it configured.
+ */
+export class UnknownGatewayOptionError extends TypeError {
+  readonly code = 'OPTION_UNKNOWN';
+
+  constructor(readonly option: string) {
+    super(
+      `OnceServer has no option "${option}"; its options are ${[...KNOWN_OPTIONS].sort().join(', ')}`,
+    );
+  }
 }
 
 /**
@@ -128,20 +191,56 @@ export class InvalidGatewayOptionsError extends Error {
 export class UnsupportedGatewayOptionError extends TypeError {
   readonly code = 'OPTION_UNSUPPORTED';
 
-  constructor(readonly option: string) {
-    super(
-      `OnceServer takes no ${option}: once's wire format is fixed (JSON bodies in checksummed protocol frames, journaled and replayed byte for byte); transform the data in a pipe, an interceptor or the handler instead`,
-    );
+  constructor(
+    readonly option: string,
+    reason = NEST_TCP_OPTIONS[option as keyof typeof NEST_TCP_OPTIONS] ?? WIRE_FORMAT_FIXED,
+  ) {
+    super(`OnceServer takes no ${option}: ${reason}`);
   }
 }
 
-/** NestJS transport options that would change the wire format. */
-const UNSUPPORTED_OPTIONS = ['serializer', 'deserializer'] as const;
+const WIRE_FORMAT_FIXED =
+  "once's wire format is fixed (JSON bodies in checksummed protocol frames, journaled and replayed byte for byte); transform the data in a pipe, an interceptor or the handler instead";
+
+/**
+ * NestJS TCP server options (`TcpOptions['options']`, NestJS 11) that once
+ * does not serve, each with what to use instead. None is mapped onto a once
+ * limit: their units and meaning differ (`maxBufferSize` counts characters of
+ * a JSON stream, `incompleteMessageTimeout` restarts at every read, 0 turns
+ * them off), so a silent mapping would enforce something else than what was
+ * written. `tlsOptions` is served (see {@link GatewayOptions.tlsOptions}).
+ */
+export const NEST_TCP_OPTIONS = {
+  serializer: WIRE_FORMAT_FIXED,
+  deserializer: WIRE_FORMAT_FIXED,
+  retryAttempts:
+    "it is a listen retry of NestJS's TCP server; once listens once and fails the start with the reason (restart the service instead)",
+  retryDelay:
+    "it is a listen retry of NestJS's TCP server; once listens once and fails the start with the reason (restart the service instead)",
+  maxBufferSize:
+    'once bounds each frame in bytes with frameBytesMax (ONCE_FRAME_BYTES_MAX), not a character buffer; set frameBytesMax',
+  incompleteMessageTimeout:
+    "once bounds the time to finish a frame with partialFrameTimeoutMs (ONCE_PARTIAL_FRAME_TIMEOUT_MS), from the frame's first byte; set partialFrameTimeoutMs",
+  maxSendBufferSize:
+    'once bounds the reply bytes a peer leaves unread with writeBufferBytesMax (ONCE_WRITE_BUFFER_BYTES_MAX); set writeBufferBytesMax',
+  socketClass:
+    "once's connections speak the once protocol and no other socket class; for TLS give tlsOptions or tls",
+} as const;
+
+/** Every option name `OnceServer` takes (new and deprecated names). */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'host',
+  ...LIMIT_NAMES,
+  'tls',
+  'tlsOptions',
+  ...Object.keys(DEPRECATED_NAMES),
+]);
 
 export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGatewayOptions {
   const given: Record<string, unknown> = stripUndefined(options);
-  for (const option of UNSUPPORTED_OPTIONS) {
-    if (given[option] !== undefined) throw new UnsupportedGatewayOptionError(option);
+  for (const option of Object.keys(given)) {
+    if (Object.hasOwn(NEST_TCP_OPTIONS, option)) throw new UnsupportedGatewayOptionError(option);
+    if (!KNOWN_OPTIONS.has(option)) throw new UnknownGatewayOptionError(option);
   }
   for (const [old, current] of Object.entries(DEPRECATED_NAMES)) {
     if (given[current] === undefined && given[old] !== undefined) given[current] = given[old];
@@ -158,7 +257,49 @@ export function resolveGatewayOptions(options: GatewayOptions = {}): ResolvedGat
   if (resolved.tls && (!resolved.tls.key || !resolved.tls.cert)) {
     throw new InvalidGatewayOptionsError('tls needs both a key and a cert');
   }
-  return Object.freeze(resolved);
+  return Object.freeze({ ...resolved, tlsOptions: listenerTls(resolved.tls, given.tlsOptions) });
+}
+
+/**
+ * The options the TLS listener is created with: `tls` (once's own) or
+ * `tlsOptions` (NestJS's, passed to `tls.createServer` as NestJS's TCP server
+ * does), never both, and never one a TLS server could not serve with.
+ */
+function listenerTls(
+  tls: GatewayTlsOptions | undefined,
+  tlsOptions: unknown,
+): TlsOptions | undefined {
+  if (tlsOptions !== undefined && tls !== undefined) {
+    throw new InvalidGatewayOptionsError(
+      'give tls or tlsOptions, not both: each turns TLS on, with its own options',
+    );
+  }
+  if (tls) {
+    return {
+      key: tls.key,
+      cert: tls.cert,
+      ca: tls.ca,
+      requestCert: tls.ca !== undefined,
+      rejectUnauthorized: tls.ca !== undefined,
+    };
+  }
+  if (tlsOptions === undefined) return undefined;
+  if (typeof tlsOptions !== 'object' || tlsOptions === null) {
+    throw new InvalidGatewayOptionsError(
+      'tlsOptions must be an object of tls.createServer options',
+    );
+  }
+  const given = tlsOptions as TlsOptions;
+  const hasIdentity =
+    (given.key !== undefined && given.cert !== undefined) ||
+    given.pfx !== undefined ||
+    given.SNICallback !== undefined;
+  if (!hasIdentity) {
+    throw new InvalidGatewayOptionsError(
+      'tlsOptions needs the server identity: key and cert, or pfx (or an SNICallback)',
+    );
+  }
+  return { ...given };
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -70,6 +70,11 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   readonly writeBufferBytesMax: number;
   readonly logger = new Logger('OnceGateway');
   private readonly connections = new Map<number, GatewayConnection>();
+  /** Open connections per peer address, for `connectionsPerAddressMax`. */
+  private readonly perAddress = new Map<string, number>();
+  /** Connections refused by the per-address cap since the last warning (one warning per 10 s). */
+  private refusedOverCap = 0;
+  private lastCapWarningMs = 0;
   private readonly flights = new SessionFlights<GatewayConnection>();
   private readonly router: ReplyRouter;
   private readonly room: JournalRoom;
@@ -111,6 +116,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     this.registers = new RegisterAdmission(this, runtime, this.room, this.router, {
       failedPerConnection: options.registerFailuresPerConnectionMax,
       failedPerAddressPerMinute: options.registerFailuresPerAddressPerMinuteMax,
+      failedPerUserPerMinute: options.registerFailuresPerUserPerMinuteMax,
     });
     this.replicated = new ReplicatedAdmission(this, this.flights, this.room, pipeline, this.router);
     this.queries = new QueryService(this, pipeline);
@@ -164,6 +170,14 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
       socket.destroy();
       return;
     }
+    const address = socket.remoteAddress ?? '?';
+    const open = this.perAddress.get(address) ?? 0;
+    if (open >= this.options.connectionsPerAddressMax) {
+      this.refuseOverCap(address);
+      socket.destroy();
+      return;
+    }
+    this.perAddress.set(address, open + 1);
     const connection = new GatewayConnection(
       this.nextConnectionId++,
       socket,
@@ -172,6 +186,18 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     );
     this.connections.set(connection.id, connection);
     this.logger.debug?.(`connection #${connection.id} from ${connection.remote} opened`);
+  }
+
+  /** Says, at most every 10 s, how many connections the per-address cap refused. */
+  private refuseOverCap(address: string): void {
+    this.refusedOverCap++;
+    const now = Date.now();
+    if (now - this.lastCapWarningMs < 10_000) return;
+    this.lastCapWarningMs = now;
+    this.logger.warn(
+      `connection from ${address} refused: ${this.options.connectionsPerAddressMax} connections from it are open (connectionsPerAddressMax); ${this.refusedOverCap} refused since the last warning`,
+    );
+    this.refusedOverCap = 0;
   }
 
   // ------------------------------------------------------------ frame intake
@@ -366,7 +392,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   /** Every applied entry: its ring place is free, its reply and EVICTIONs go out, room may open. */
   private afterApply(outcome: ApplyOutcome): void {
     const settled = this.replicated.settle(outcome);
-    this.router.deliver(outcome, settled?.origin);
+    this.router.deliver(outcome, settled?.origin, settled?.checksum);
     if (settled !== undefined && this.replyLatencyObserver !== undefined) {
       this.replyLatencyObserver(performance.now() - settled.admittedAtMs);
     }
@@ -405,7 +431,10 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
   }
 
   handleClose(connection: GatewayConnection): void {
-    this.connections.delete(connection.id);
+    if (!this.connections.delete(connection.id)) return;
+    const open = (this.perAddress.get(connection.address) ?? 1) - 1;
+    if (open > 0) this.perAddress.set(connection.address, open);
+    else this.perAddress.delete(connection.address);
     const client = connection.binding?.client;
     this.router.unbind(connection, true);
     this.logger.debug?.(
@@ -423,6 +452,7 @@ export class Gateway implements ConnectionHost, AdmissionHost, SessionGate {
     // Frames keep being read and are answered NOT_READY (retry later) while
     // what was admitted commits and is answered.
     this.stopping = true;
+    this.registers.stop();
     const engine = this.engineValue;
     while (
       engine &&

@@ -18,7 +18,9 @@ export {
   type GatewayOptions,
   type GatewayTlsOptions,
   InvalidGatewayOptionsError,
+  NEST_TCP_OPTIONS,
   type ResolvedGatewayOptions,
+  UnknownGatewayOptionError,
   UnsupportedGatewayOptionError,
 } from './gateway-options';
 export { OnceRuntimeMissingError, OnceServer } from './once-server';

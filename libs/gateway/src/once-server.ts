@@ -125,18 +125,9 @@ export class OnceServer extends Server implements CustomTransportStrategy, OnceR
     }
     const runtime = this.runtime;
     const gateway = new Gateway(runtime, this.options, this);
-    const tls = this.options.tls;
+    const tls = this.options.tlsOptions;
     const server: NetServer = tls
-      ? createTlsServer(
-          {
-            key: tls.key,
-            cert: tls.cert,
-            ca: tls.ca,
-            requestCert: tls.ca !== undefined,
-            rejectUnauthorized: tls.ca !== undefined,
-          },
-          (socket) => gateway.accept(socket),
-        )
+      ? createTlsServer(tls, (socket) => gateway.accept(socket))
       : createServer((socket) => gateway.accept(socket));
     if (tls) {
       // A client certificate that fails verification ends the handshake as a

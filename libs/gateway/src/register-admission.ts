@@ -18,7 +18,7 @@ import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE, NOT_READY_MESSAGE } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
 import { type JournalRoom } from './journal-room';
-import { RegisterRateLimiter } from './register-rate-limiter';
+import { RegisterThrottle } from './register-throttle';
 import { type ReplyRouter } from './reply-router';
 
 type Register = Extract<ParsedRequest, { operation: Operation.Register }>;
@@ -26,6 +26,7 @@ type Register = Extract<ParsedRequest, { operation: Operation.Register }>;
 export interface RegisterLimits {
   readonly failedPerConnection: number;
   readonly failedPerAddressPerMinute: number;
+  readonly failedPerUserPerMinute: number;
 }
 
 /** A REGISTER journaled and not applied yet: answered NOT_READY if the journal fails. */
@@ -35,14 +36,15 @@ interface PendingRegister {
 }
 
 /**
- * REGISTER: the per-address and per-connection limits on failed attempts,
- * the credentials (the application's authenticator, at admission: nothing
+ * REGISTER: the throttle of failed attempts (per address, per username: see
+ * `RegisterThrottle`; credentials are always checked), the per-connection
+ * limit, the credentials (the application's authenticator, at admission: nothing
  * secret is journaled), the owner check, and the journal entry whose apply
  * makes the session. The connection holds the session once it applied.
  */
 export class RegisterAdmission {
   private readonly logger = new Logger('OnceGateway');
-  private readonly limiter: RegisterRateLimiter;
+  private readonly throttle: RegisterThrottle;
   private readonly pending = new Set<PendingRegister>();
 
   constructor(
@@ -52,20 +54,18 @@ export class RegisterAdmission {
     private readonly router: ReplyRouter,
     private readonly limits: RegisterLimits,
   ) {
-    this.limiter = new RegisterRateLimiter(limits.failedPerAddressPerMinute);
+    this.throttle = new RegisterThrottle(limits);
   }
 
   async admit(connection: GatewayConnection, frame: Frame, request: Register): Promise<void> {
     const { client } = frame.header;
-    if (this.limiter.blocked(connection.address)) {
-      return this.host.answer(
-        connection,
-        frame,
-        Status.Unauthenticated,
-        'too many failed REGISTERs from this address; wait a minute',
-      );
+    const attempt = await this.throttle.attempt(connection.address, request.username, () =>
+      this.authenticate(request),
+    );
+    if (attempt.kind === 'stopped' || !this.host.serving(connection)) {
+      return this.host.answer(connection, frame, Status.NotReady, NOT_READY_MESSAGE);
     }
-    const userId = await this.authenticate(request);
+    const userId = attempt.value;
     if (userId === undefined) return this.refuseCredentials(connection, frame);
     const owner = this.host.engine.table.get(client);
     if (owner && owner.userId !== userId) {
@@ -100,7 +100,6 @@ export class RegisterAdmission {
   }
 
   private refuseCredentials(connection: GatewayConnection, frame: Frame): void {
-    this.limiter.recordFailure(connection.address);
     connection.failedRegisters++;
     this.logger.warn(
       `connection #${connection.id} from ${connection.remote}: REGISTER of client ${frame.header.client} refused: bad credentials (${connection.failedRegisters} on this connection)`,
@@ -157,6 +156,11 @@ export class RegisterAdmission {
     this.logger.log(
       `connection #${origin.id} holds client ${registered.client} epoch ${registered.epoch} (user ${registered.userId}, watermark ${registered.watermark}${registered.previousEpoch ? `, resumed from epoch ${registered.previousEpoch}` : ''})`,
     );
+  }
+
+  /** The gateway stops: REGISTERs held by the throttle are answered now (NOT_READY). */
+  stop(): void {
+    this.throttle.stop();
   }
 
   /** The journal failed: no pending REGISTER will apply; each is answered NOT_READY. */

@@ -15,6 +15,15 @@ describe('RegisterRateLimiter', () => {
     expect(limiter.blocked('10.0.0.1')).toBe(false);
   });
 
+  it('counts the failures past the free ones', () => {
+    const limiter = new RegisterRateLimiter(2, 10, () => 0);
+    expect(limiter.excess('k')).toBe(-2);
+    limiter.recordFailure('k');
+    limiter.recordFailure('k');
+    limiter.recordFailure('k');
+    expect(limiter.excess('k')).toBe(1);
+  });
+
   it('tracks a bounded number of addresses', () => {
     const limiter = new RegisterRateLimiter(1, 2, () => 0);
     limiter.recordFailure('a');

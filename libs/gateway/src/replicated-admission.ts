@@ -2,6 +2,7 @@ import {
   type AdmissionContext,
   type ApplyOutcome,
   type CommandBody,
+  EngineRefusal,
   EngineUnavailableError,
   encodeCommandBody,
   inFlightNotReady,
@@ -19,7 +20,7 @@ import {
   resumeVerdict,
 } from '@once/framework';
 import { EntryKind, type EntryDraft, InvalidEntryError } from '@once/journal';
-import { type Frame, Operation, type ParsedRequest, Status } from '@once/protocol';
+import { type Frame, Operation, type ParsedRequest, Status, ZERO_CHECKSUM } from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
@@ -27,6 +28,7 @@ import { type HandlerPipeline, type Refusal, refusalOf } from './handler-pipelin
 import { type JournalRoom } from './journal-room';
 import { QUERY_PATTERN_CODE, queryPatternMessage } from './pattern-catalogue';
 import { type ReplyRouter } from './reply-router';
+import { answeringChecksum } from './request-checksum';
 import { type InFlightRequest, type SessionFlights } from './session-flights';
 
 type Replicated = Extract<ParsedRequest, { operation: Operation.Command | Operation.Logout }>;
@@ -72,6 +74,9 @@ const IN_FLIGHT: Preflight = Object.freeze({ kind: 'in-flight' });
  * passed the checks that PROTOCOL.md answers without journaling.
  */
 export class ReplicatedAdmission {
+  /** Per handled pattern (as sent): whether its command declared a secret body. */
+  private readonly secretBodies = new Map<string, boolean>();
+
   constructor(
     private readonly host: AdmissionHost,
     private readonly flights: SessionFlights<GatewayConnection>,
@@ -95,7 +100,7 @@ export class ReplicatedAdmission {
     const check = table.check(client, session, request, checksumBody, highest);
     switch (check.kind) {
       case 'duplicate':
-        return { kind: 'duplicate', reply: check.reply };
+        return { kind: 'duplicate', reply: answeringChecksum(check.reply, checksumBody) };
       case 'conflict':
         return answer(
           Status.RequestConflict,
@@ -215,13 +220,33 @@ export class ReplicatedAdmission {
         body: Buffer.alloc(0),
       });
     }
+    const journaled = this.secretBody(request.pattern) ? ZERO_CHECKSUM : checksum;
     const admitted = this.admitCommand(request, binding, context);
     if (admitted instanceof Promise) {
       return admitted.then((body) =>
-        this.appendAdmitted(connection, frame, EntryKind.Command, binding, checksum, body),
+        this.appendAdmitted(connection, frame, EntryKind.Command, binding, journaled, body),
       );
     }
-    return this.appendAdmitted(connection, frame, EntryKind.Command, binding, checksum, admitted);
+    return this.appendAdmitted(connection, frame, EntryKind.Command, binding, journaled, admitted);
+  }
+
+  /**
+   * Whether the command `pattern` names declared a secret body (`@Admit(…,
+   * { secretBody: true })`): then its entry keeps no checksum of the body
+   * the client sent (ZERO_CHECKSUM), as a REGISTER's keeps none, since a
+   * fast hash of a body that holds a password can be searched for it
+   * offline. Answered for handled patterns only, from a cache as small as
+   * the application's commands.
+   */
+  private secretBody(pattern: string): boolean {
+    const known = this.secretBodies.get(pattern);
+    if (known !== undefined) return known;
+    const handler = this.pipeline.handlerFor(pattern, 'command');
+    if (!handler) return false;
+    const route = this.pipeline.routeOf(handler) ?? pattern;
+    const secret = this.host.engine.commands.get(route)?.secretBody === true;
+    this.secretBodies.set(pattern, secret);
+    return secret;
   }
 
   /** Appends what admission gave, unless it is a session guard's refusal (returned). */
@@ -342,7 +367,11 @@ export class ReplicatedAdmission {
           message: queryPatternMessage(pattern),
         });
       }
-      // Not a command here: journaled as sent, apply answers UNKNOWN_PATTERN.
+      // Not a command of this code, nor a retired one: a committed refusal
+      // that keeps none of what the client sent beyond a pattern's prefix
+      // (no 1 MiB body kept for a request that changed nothing).
+      if (this.unknownEverywhere(pattern)) return refusalBody(...unknownPattern(pattern));
+      // Retired (or known only to the engine): journaled as sent, apply answers for it.
       return this.prepared(pattern, data, admission, rawBody, false);
     }
     const bare = this.pipeline.bareAdmission(handler);
@@ -359,6 +388,12 @@ export class ReplicatedAdmission {
       return this.pipelineRefusal(error, context, pattern);
     }
     return this.afterPipeline(value, request, pattern, context, rawBody, true, admission);
+  }
+
+  /** No handler in the engine for `pattern`, and not retired: apply could only answer UNKNOWN_PATTERN. */
+  private unknownEverywhere(pattern: string): boolean {
+    const { commands } = this.host.engine;
+    return commands.get(pattern) === undefined && !commands.retired.has(pattern);
   }
 
   /** The pipeline's value (`bare`: of a bare admission): the ticket, then the entry body. */
@@ -465,6 +500,25 @@ type Appended = boolean | GatewayException;
 
 /** What {@link ReplicatedAdmission.admit} ends with: a session guard's refusal, or nothing. */
 export type AdmitResult = GatewayException | undefined;
+
+/** How much of an unknown pattern its refusal keeps (and names). */
+const UNKNOWN_PATTERN_CHARS_KEPT = 200;
+
+/**
+ * The committed refusal of a COMMAND whose pattern nothing handles: the
+ * reply apply would give (UNKNOWN_PATTERN), without the request's data, and
+ * with at most {@link UNKNOWN_PATTERN_CHARS_KEPT} characters of the pattern.
+ */
+function unknownPattern(pattern: string): [string, Refusal] {
+  const kept =
+    pattern.length <= UNKNOWN_PATTERN_CHARS_KEPT
+      ? pattern
+      : `${pattern.slice(0, UNKNOWN_PATTERN_CHARS_KEPT)}…`;
+  return [
+    kept,
+    { code: EngineRefusal.UnknownPattern, message: `no command handler for pattern "${kept}"` },
+  ];
+}
 
 function bodyOnly(body: Buffer): AdmittedBody {
   return { body };

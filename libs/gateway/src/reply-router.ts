@@ -3,6 +3,7 @@ import { type ApplyOutcome, type EndedSession, unaskedEviction } from '@once/eng
 import { type SessionBinding } from '@once/framework';
 import { type ClientId, EvictionReason } from '@once/protocol';
 import { type GatewayConnection } from './gateway-connection';
+import { answeringChecksum } from './request-checksum';
 import { SessionBindings } from './session-bindings';
 
 /** What the router needs of the node. */
@@ -87,12 +88,21 @@ export class ReplyRouter {
    * connection bound to a session the entry ended (EVICTED, LOGGED_OUT,
    * EXPIRED) and unbinds them. An EVICTION answer unbinds its receiver.
    */
-  deliver(outcome: ApplyOutcome, origin: GatewayConnection | undefined): void {
+  deliver(
+    outcome: ApplyOutcome,
+    origin: GatewayConnection | undefined,
+    requestChecksum?: Uint8Array,
+  ): void {
     let answered: GatewayConnection | undefined;
     if (origin && outcome.reply) {
       const { entry } = outcome;
       answered = this.target(entry.client, entry.session, origin);
-      answered?.send(outcome.reply);
+      // An entry that kept no body checksum (a secret body): the reply carries the request's.
+      const reply =
+        requestChecksum === undefined
+          ? outcome.reply
+          : answeringChecksum(outcome.reply, requestChecksum);
+      answered?.send(reply);
       if (answered && outcome.eviction !== undefined) this.unbind(answered, false);
     }
     for (const ended of outcome.endedSessions) this.endSession(ended, outcome.entry.op, answered);

@@ -5,13 +5,15 @@ import { type GatewayConnection } from './gateway-connection';
 export interface SweepLimits {
   readonly partialFrameTimeoutMs: number;
   readonly idleUnboundTimeoutMs: number;
+  readonly unboundTimeoutMs: number;
 }
 
 /**
- * Closes connections that hold an incomplete frame too long (BAD_FRAME), or
- * idle without a session: a peer must not hold a connection slot and a
- * decoder buffer by sending nothing. Runs on an unref'd timer, a few times
- * per shortest limit.
+ * Closes connections that hold an incomplete frame too long (BAD_FRAME),
+ * idle without a session, or without a session for `unboundTimeoutMs`
+ * whatever they send: a peer must not hold a connection slot and a decoder
+ * buffer by sending nothing, nor by sending PINGs and never registering.
+ * Runs on an unref'd timer, a few times per shortest limit.
  */
 export class SlowPeerSweep {
   private readonly logger = new Logger('OnceGateway');
@@ -23,7 +25,12 @@ export class SlowPeerSweep {
   ) {
     const everyMs = Math.max(
       10,
-      Math.min(1000, limits.partialFrameTimeoutMs / 4, limits.idleUnboundTimeoutMs / 4),
+      Math.min(
+        1000,
+        limits.partialFrameTimeoutMs / 4,
+        limits.idleUnboundTimeoutMs / 4,
+        limits.unboundTimeoutMs / 4,
+      ),
     );
     this.timer = setInterval(() => this.sweep(), everyMs);
     this.timer.unref();
@@ -35,8 +42,11 @@ export class SlowPeerSweep {
 
   private sweep(): void {
     const now = Date.now();
-    const { partialFrameTimeoutMs, idleUnboundTimeoutMs } = this.limits;
+    const { partialFrameTimeoutMs, idleUnboundTimeoutMs, unboundTimeoutMs } = this.limits;
     for (const connection of this.connections()) {
+      // Unbound since it opened, or since the sweep first saw it lose its session.
+      if (connection.binding) connection.unboundSinceMs = 0;
+      else if (connection.unboundSinceMs === 0) connection.unboundSinceMs = now;
       if (
         connection.partialSinceMs > 0 &&
         now - connection.partialSinceMs > partialFrameTimeoutMs
@@ -51,6 +61,11 @@ export class SlowPeerSweep {
       } else if (!connection.binding && now - connection.lastActivityMs > idleUnboundTimeoutMs) {
         this.logger.debug?.(
           `connection #${connection.id} from ${connection.remote}: idle without a session; closing`,
+        );
+        connection.end();
+      } else if (!connection.binding && now - connection.unboundSinceMs > unboundTimeoutMs) {
+        this.logger.debug?.(
+          `connection #${connection.id} from ${connection.remote}: no session within ${unboundTimeoutMs} ms; closing`,
         );
         connection.end();
       }

@@ -1,8 +1,10 @@
 import { type MsPattern } from '@nestjs/microservices';
 import { type OnceClientOptions } from '@once/sdk';
-import { UnsupportedOptionError } from './proxy-errors';
+import { type ConnectionOptions } from 'node:tls';
+import { NEST_CLIENT_OPTIONS } from './nest-client-options';
+import { UnknownOptionError, UnsupportedOptionError } from './proxy-errors';
 
-/** Options of `OnceClientProxy`: the SDK's (see `OnceClientOptions`), plus `queries`. */
+/** Options of `OnceClientProxy`: the SDK's (see `OnceClientOptions`), plus `queries` and `tlsOptions`. */
 export interface OnceClientProxyOptions extends OnceClientOptions {
   /**
    * Patterns to send as QUERY (a read, not journaled) in addition to the
@@ -11,25 +13,77 @@ export interface OnceClientProxyOptions extends OnceClientOptions {
    * or object patterns, compared after NestJS's normalisation. Default none.
    */
   readonly queries?: readonly MsPattern[];
+  /**
+   * NestJS's TCP client option, honoured: connect with TLS, these options
+   * passed to `tls.connect` (`ca`, `cert`, `key`, `servername`,
+   * `rejectUnauthorized`, ...), exactly as the SDK's `tls` object. Give this
+   * or `tls`, not both. Default: plain TCP.
+   */
+  readonly tlsOptions?: ConnectionOptions;
 }
 
-/** NestJS client options that would change the wire format, refused at construction. */
-const UNSUPPORTED = ['serializer', 'deserializer'] as const;
+/**
+ * Every option of the SDK's `OnceClientOptions`, so an unknown key is
+ * refused rather than passed on and ignored. The type check below fails when
+ * the SDK gains an option this list lacks.
+ */
+const SDK_OPTION_NAMES = [
+  'host',
+  'port',
+  'nodes',
+  'learnNodes',
+  'username',
+  'password',
+  'clientId',
+  'identityFile',
+  'maxInFlight',
+  'maxQueued',
+  'requestTimeoutMs',
+  'reconnect',
+  'connectTimeoutMs',
+  'maxFrameBytes',
+  'tls',
+] as const satisfies ReadonlyArray<keyof OnceClientOptions>;
+
+/** Compile-time: every key of OnceClientOptions is in SDK_OPTION_NAMES. */
+type MissingSdkOptions = Exclude<keyof OnceClientOptions, (typeof SDK_OPTION_NAMES)[number]>;
+const everySdkOptionListed: [MissingSdkOptions] extends [never] ? true : MissingSdkOptions = true;
+void everySdkOptionListed;
+
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([...SDK_OPTION_NAMES, 'queries', 'tlsOptions']);
 
 /**
  * Splits the proxy's options into the SDK's and the proxy's own, after
  * refusing what once cannot honour. `ClientsModule.register` passes any
  * object here, so a NestJS option that would be ignored is caught now, not
- * discovered later as a silent difference.
+ * discovered later as a silent difference (TLS configured the NestJS way and
+ * a plain-TCP connection, say).
  */
 export function splitProxyOptions(options: OnceClientProxyOptions): {
   sdk: OnceClientOptions;
   queries: readonly MsPattern[];
 } {
   const given = (options ?? {}) as unknown as Record<string, unknown>;
-  for (const option of UNSUPPORTED) {
-    if (given[option] !== undefined) throw new UnsupportedOptionError(option);
+  for (const [option, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if (Object.hasOwn(NEST_CLIENT_OPTIONS, option)) throw new UnsupportedOptionError(option);
+    if (!KNOWN_OPTIONS.has(option)) throw new UnknownOptionError(option, [...KNOWN_OPTIONS]);
   }
-  const { queries = [], ...sdk } = options;
+  const { queries = [], tlsOptions, ...sdk } = options;
+  if (tlsOptions !== undefined) {
+    if (sdk.tls !== undefined) {
+      throw new UnsupportedOptionError(
+        'tlsOptions beside tls',
+        'each turns TLS on with its own options; give one of them',
+      );
+    }
+    if (typeof tlsOptions !== 'object' || tlsOptions === null) {
+      throw new UnsupportedOptionError(
+        'tlsOptions that is not an object',
+        'give the tls.connect options ({ ca, servername, ... })',
+      );
+    }
+    return { sdk: { ...sdk, tls: tlsOptions }, queries };
+  }
   return { sdk, queries };
 }

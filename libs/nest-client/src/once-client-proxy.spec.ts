@@ -5,7 +5,13 @@ import { firstValueFrom, lastValueFrom } from 'rxjs';
 import { type Script, ScriptedNode } from './__fixtures__/scripted-node.fixture';
 import { OnceClientProxy } from './once-client-proxy';
 import { type OnceClientProxyOptions } from './once-client-proxy-options';
-import { QueryEmitError, UnsupportedEventError, UnsupportedOptionError } from './proxy-errors';
+import { NEST_CLIENT_OPTIONS } from './nest-client-options';
+import {
+  QueryEmitError,
+  UnknownOptionError,
+  UnsupportedEventError,
+  UnsupportedOptionError,
+} from './proxy-errors';
 
 const CATALOGUE = { commands: ['orders.place', '{"cmd":"sum"}'], queries: ['orders.get'] };
 
@@ -195,6 +201,45 @@ describe('OnceClientProxy options and events', () => {
       });
     },
   );
+
+  it.each(
+    Object.keys(NEST_CLIENT_OPTIONS).filter((o) => o !== 'serializer' && o !== 'deserializer'),
+  )(
+    'when the NestJS TCP client option %s is given, then construction is refused, naming what to use',
+    (option) => {
+      let thrown: unknown;
+      try {
+        new OnceClientProxy({ port: 7700, username: 'u', password: 'p', [option]: 1 });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(UnsupportedOptionError);
+      expect(thrown).toMatchObject({
+        code: 'OPTION_UNSUPPORTED',
+        message: `OnceClientProxy takes no ${option}: ${NEST_CLIENT_OPTIONS[option as keyof typeof NEST_CLIENT_OPTIONS]}`,
+      });
+    },
+  );
+
+  it('when an option it does not know is given, then construction is refused, listing its options', () => {
+    const options = { port: 7700, username: 'u', password: 'p', requestTimeout: 5 };
+    expect(() => new OnceClientProxy(options)).toThrow(UnknownOptionError);
+    expect(() => new OnceClientProxy(options)).toThrow(
+      /OnceClientProxy has no option "requestTimeout"; its options are .*requestTimeoutMs/,
+    );
+  });
+
+  it("when tlsOptions are given, then they are the SDK client's tls; beside tls they are refused", () => {
+    const tlsOptions = { servername: 'node-1', rejectUnauthorized: true };
+    const proxy = new OnceClientProxy({ port: 7700, username: 'u', password: 'p', tlsOptions });
+    expect((proxy as unknown as { sdkOptions: { tls: unknown } }).sdkOptions.tls).toEqual(
+      tlsOptions,
+    );
+    expect(
+      () =>
+        new OnceClientProxy({ port: 7700, username: 'u', password: 'p', tlsOptions, tls: true }),
+    ).toThrow('OnceClientProxy takes no tlsOptions beside tls');
+  });
 
   it('when a listener is added for a TCP socket event once has no equivalent of, then on() throws', () => {
     const proxy = new OnceClientProxy({ port: 7700, username: 'u', password: 'p' });

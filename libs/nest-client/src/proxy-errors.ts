@@ -1,17 +1,33 @@
 import { OnceError } from '@once/sdk';
+import { NEST_CLIENT_OPTIONS } from './nest-client-options';
 
 /**
- * A NestJS client option that OnceClientProxy refuses rather than ignores:
- * `serializer` and `deserializer`. Once's wire format is fixed (JSON bodies in
- * checksummed protocol frames, journaled and replayed byte for byte), so there
- * is nothing a codec could plug into without breaking the reply cache.
+ * A NestJS client option that OnceClientProxy refuses rather than ignores
+ * (see `NEST_CLIENT_OPTIONS`): `serializer` and `deserializer` (once's wire
+ * format is fixed), and the TCP client's options the once client has no
+ * equivalent of, each with what to use instead.
  */
 export class UnsupportedOptionError extends TypeError {
   readonly code = 'OPTION_UNSUPPORTED';
 
-  constructor(readonly option: string) {
+  constructor(
+    readonly option: string,
+    reason: string = NEST_CLIENT_OPTIONS[option as keyof typeof NEST_CLIENT_OPTIONS],
+  ) {
+    super(`OnceClientProxy takes no ${option}: ${reason}`);
+  }
+}
+
+/** An option OnceClientProxy does not know: refused, not passed on and ignored. */
+export class UnknownOptionError extends TypeError {
+  readonly code = 'OPTION_UNKNOWN';
+
+  constructor(
+    readonly option: string,
+    known: readonly string[],
+  ) {
     super(
-      `OnceClientProxy takes no ${option}: once's wire format is fixed (JSON bodies in checksummed protocol frames, journaled and replayed byte for byte); transform the data before send() or emit(), and the result after, instead`,
+      `OnceClientProxy has no option "${option}"; its options are ${[...known].sort().join(', ')}`,
     );
   }
 }

@@ -119,9 +119,20 @@ export const SETTINGS = [
     argument: '<password>',
     kind: 'secret',
     default: 'admin',
-    defaultText: '`admin` (warned)',
+    defaultText: '`admin` (warned; refused on a non-loopback host)',
     description:
       'password of the user admin, created with a new data directory (the flag is visible to ps: prefer the variable)',
+    layer: 'server',
+  },
+  {
+    name: 'adminPasswordFile',
+    env: 'ONCE_ADMIN_PASSWORD_FILE',
+    flag: '--admin-password-file',
+    argument: '<file>',
+    kind: 'text',
+    defaultText: 'none',
+    description:
+      'file holding the password of the user admin (trailing newline dropped); instead of adminPassword',
     layer: 'server',
   },
   {
@@ -352,7 +363,7 @@ export const SETTINGS = [
     max: 1_000_000,
     unit: 'failures',
     description:
-      'failed REGISTERs per address per minute; past it REGISTER is refused unchecked until the minute passes',
+      'failed REGISTERs per address per minute; past it each failure from that address is answered after a growing delay (credentials are always checked)',
     layer: 'gateway',
     aliases: {
       names: ['registerFailuresPerMinute', 'maxFailedRegistersPerAddressPerMinute'],
@@ -377,6 +388,49 @@ export const SETTINGS = [
       env: 'ONCE_REGISTER_FAILURES_PER_CONNECTION',
       flag: '--register-failures-per-connection',
     },
+  },
+  {
+    name: 'registerFailuresPerUserPerMinuteMax',
+    env: 'ONCE_REGISTER_FAILURES_PER_USER_PER_MINUTE_MAX',
+    flag: '--register-failures-per-user-per-minute-max',
+    argument: '<count>',
+    kind: 'integer',
+    default: 10,
+    min: 1,
+    max: 1_000_000,
+    unit: 'failures',
+    description:
+      'failed REGISTERs per username per minute; past it that username is checked one attempt at a time, each failure answered after a growing delay',
+    layer: 'gateway',
+  },
+  {
+    name: 'connectionsPerAddressMax',
+    env: 'ONCE_CONNECTIONS_PER_ADDRESS_MAX',
+    flag: '--connections-per-address-max',
+    argument: '<count>',
+    kind: 'integer',
+    default: 4096,
+    min: 1,
+    max: 1_000_000,
+    unit: 'connections',
+    description:
+      'open connections from one peer address at once; a further one from it is closed on accept',
+    layer: 'gateway',
+  },
+  {
+    name: 'unboundTimeoutMs',
+    env: 'ONCE_UNBOUND_TIMEOUT_MS',
+    flag: '--unbound-timeout-ms',
+    argument: '<duration>',
+    kind: 'duration',
+    default: 30_000,
+    defaultText: '`30s`',
+    min: 1,
+    max: 24 * HOUR_MS,
+    unit: 'ms',
+    description:
+      'close a connection that holds no session this long (since it opened or lost its session), whatever it sends',
+    layer: 'gateway',
   },
   {
     name: 'tlsKeyFile',

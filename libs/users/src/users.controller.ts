@@ -40,7 +40,8 @@ export class UsersController {
 
   constructor(private readonly users: UsersState) {}
 
-  @Admit('users.create')
+  // The body holds a password: the journal keeps no checksum of it (only the salted hash).
+  @Admit('users.create', { secretBody: true })
   async admitCreate(data: unknown): Promise<CreateUserEntry> {
     const { username, password } = asRecord(data) as Partial<CreateUserRequest>;
     if (typeof username !== 'string' || typeof password !== 'string') {
@@ -72,7 +73,7 @@ export class UsersController {
     return { userId: this.users.add(data.username, data.salt, data.hash).id };
   }
 
-  @Admit('users.changePassword')
+  @Admit('users.changePassword', { secretBody: true })
   async admitChangePassword(data: unknown, ctx: AdmissionContext): Promise<ChangePasswordEntry> {
     const { currentPassword, newPassword } = asRecord(data) as Partial<ChangePasswordRequest>;
     if (typeof currentPassword !== 'string' || typeof newPassword !== 'string') {

@@ -2,7 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterOptionsOf } from './cluster-mode';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+  AdminPasswordRequiredError,
   ConfigError,
   loadServerConfig,
   type ServerConfig,
@@ -19,6 +23,7 @@ describe('server settings', () => {
       dataDir: './data',
       adminPassword: 'admin',
       adminPasswordIsDefault: true,
+      adminPasswordFile: undefined,
       clientsMax: 8192,
       ring: 8,
       frameBytesMax: 1024 * 1024,
@@ -36,6 +41,9 @@ describe('server settings', () => {
       idleUnboundTimeoutMs: 60_000,
       registerFailuresPerAddressPerMinuteMax: 30,
       registerFailuresPerConnectionMax: 5,
+      registerFailuresPerUserPerMinuteMax: 10,
+      connectionsPerAddressMax: 4096,
+      unboundTimeoutMs: 30_000,
       tlsKeyFile: undefined,
       tlsCertFile: undefined,
       tlsCaFile: undefined,
@@ -125,6 +133,58 @@ describe('server settings', () => {
   ])('refuses %j with a message naming the setting', (env, message) => {
     expect(() => loadServerConfig(argv(), env)).toThrow(ConfigError);
     expect(() => loadServerConfig(argv(), env)).toThrow(message);
+  });
+
+  describe('the admin password on a host reachable from elsewhere', () => {
+    it.each(['0.0.0.0', '::', '10.1.2.3', 'db.example.org'])(
+      'refuses to start on %s without an admin password (ADMIN_PASSWORD_REQUIRED)',
+      (host) => {
+        let thrown: unknown;
+        try {
+          loadServerConfig(argv('--host', host), {});
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(AdminPasswordRequiredError);
+        expect(thrown).toMatchObject({ code: 'ADMIN_PASSWORD_REQUIRED' });
+        expect((thrown as Error).message).toContain('ONCE_ADMIN_PASSWORD_FILE');
+      },
+    );
+
+    it.each(['127.0.0.1', '127.9.9.9', '::1', '[::1]', 'localhost'])(
+      'keeps the warned default on the loopback host %s',
+      (host) => {
+        expect(loadServerConfig(argv('--host', host), {})).toMatchObject({
+          adminPassword: 'admin',
+          adminPasswordIsDefault: true,
+        });
+      },
+    );
+
+    it('starts on any host with the password from ONCE_ADMIN_PASSWORD_FILE, newline dropped', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'once-admin-'));
+      const file = join(dir, 'admin-password');
+      writeFileSync(file, 'from-a-file\n');
+      try {
+        expect(
+          loadServerConfig(argv('--host', '0.0.0.0'), { ONCE_ADMIN_PASSWORD_FILE: file }),
+        ).toMatchObject({ adminPassword: 'from-a-file', adminPasswordIsDefault: false });
+        expect(() =>
+          loadServerConfig(argv(), { ONCE_ADMIN_PASSWORD_FILE: join(dir, 'missing') }),
+        ).toThrow(/cannot read ONCE_ADMIN_PASSWORD_FILE .*missing: ENOENT/);
+        expect(() =>
+          loadServerConfig(argv(), { ONCE_ADMIN_PASSWORD_FILE: file, ONCE_ADMIN_PASSWORD: 'x' }),
+        ).toThrow(/not both/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('starts on any host with ONCE_ADMIN_PASSWORD', () => {
+      expect(
+        loadServerConfig(argv('--host', '0.0.0.0'), { ONCE_ADMIN_PASSWORD: 's3cret' }).host,
+      ).toBe('0.0.0.0');
+    });
   });
 
   it('names the setting, its source and what it takes when a flag is invalid', () => {

@@ -1,4 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import {
   InvalidSettingError,
   parseSetting,
@@ -16,8 +18,10 @@ export interface ServerConfig {
   readonly port: number;
   readonly dataDir: string;
   readonly adminPassword: string;
-  /** True when ONCE_ADMIN_PASSWORD was not given (the default `admin` is in force). */
+  /** True when neither ONCE_ADMIN_PASSWORD nor ONCE_ADMIN_PASSWORD_FILE was given (the default `admin` is in force). */
   readonly adminPasswordIsDefault: boolean;
+  /** The file the admin password was read from, if any. */
+  readonly adminPasswordFile: string | undefined;
   readonly clientsMax: number;
   readonly ring: number;
   /** Sessions idle longer than this (journal time) expire; 0 = never. */
@@ -42,6 +46,9 @@ export interface ServerConfig {
   readonly idleUnboundTimeoutMs: number;
   readonly registerFailuresPerAddressPerMinuteMax: number;
   readonly registerFailuresPerConnectionMax: number;
+  readonly registerFailuresPerUserPerMinuteMax: number;
+  readonly connectionsPerAddressMax: number;
+  readonly unboundTimeoutMs: number;
   /** PEM key and certificate (and optional client CA) file paths; TLS when key and cert are set. */
   readonly tlsKeyFile: string | undefined;
   readonly tlsCertFile: string | undefined;
@@ -104,7 +111,47 @@ export type LogLevelName = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
 /** A setting that does not validate; the message names it and says what it takes. */
 export class ConfigError extends Error {
-  readonly code = 'INVALID_CONFIG';
+  readonly code: string = 'INVALID_CONFIG';
+}
+
+/**
+ * The service would listen beyond this host with the well-known default
+ * admin password. Like Redis's protected mode, it refuses to: anyone who
+ * reaches the port could log in as the administrator.
+ */
+export class AdminPasswordRequiredError extends ConfigError {
+  override readonly code = 'ADMIN_PASSWORD_REQUIRED';
+
+  constructor(host: string) {
+    super(
+      `ONCE_HOST ${host} is not a loopback address and no admin password is set: set ONCE_ADMIN_PASSWORD_FILE (--admin-password-file) or ONCE_ADMIN_PASSWORD, or listen on 127.0.0.1 (ADMIN_PASSWORD_REQUIRED)`,
+    );
+  }
+}
+
+/** Whether `host` can only be reached from this machine: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (isIP(bare) === 6) {
+    if (bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true;
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
+    return mapped !== null && mapped[1].startsWith('127.');
+  }
+  return false;
+}
+
+/** The admin password held in `file`: its text, one trailing newline dropped. */
+function readAdminPasswordFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`cannot read ONCE_ADMIN_PASSWORD_FILE ${file}: ${reason}`);
+  }
+  return text.replace(/\r?\n$/, '');
 }
 
 /** The commander option of a setting, generated from its row of the table. */
@@ -182,7 +229,16 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   for (const spec of SETTINGS as readonly SettingSpec[]) {
     values[spec.name] = chooseSource(program, spec, deprecations);
   }
-  const adminPassword = values.adminPassword as string | undefined;
+  const adminPasswordFile = values.adminPasswordFile as string | undefined;
+  if (adminPasswordFile !== undefined && values.adminPassword !== undefined) {
+    throw new ConfigError(
+      'give the admin password once: ONCE_ADMIN_PASSWORD or ONCE_ADMIN_PASSWORD_FILE, not both',
+    );
+  }
+  const adminPassword =
+    adminPasswordFile !== undefined
+      ? readAdminPasswordFile(adminPasswordFile)
+      : (values.adminPassword as string | undefined);
   if ((values.tlsKeyFile === undefined) !== (values.tlsCertFile === undefined)) {
     throw new ConfigError(
       'TLS needs both ONCE_TLS_KEY_FILE (--tls-key-file) and ONCE_TLS_CERT_FILE (--tls-cert-file)',
@@ -211,6 +267,9 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   if (adminPassword !== undefined && adminPassword.length === 0) {
     throw new ConfigError('admin password must not be empty');
+  }
+  if (adminPassword === undefined && !isLoopbackHost(values.host as string)) {
+    throw new AdminPasswordRequiredError(values.host as string);
   }
   if (values.natsServers !== undefined && values.nodeId === undefined) {
     throw new ConfigError(
