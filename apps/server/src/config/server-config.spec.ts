@@ -1,10 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { clusterOptionsOf } from './cluster-mode';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clusterOptionsOf } from './cluster-mode';
 import {
   AdminPasswordRequiredError,
   ConfigError,
