@@ -1,6 +1,7 @@
 import { nkeys } from '@nats-io/nats-core';
 import { Operation } from '@once/protocol';
 import { NatsCluster, RawClient, ServiceProcess, bodyJson, eventually } from '@once/testing';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ jest.setTimeout(180_000);
 
 const PASSWORD = 'nats-pw-Zq81x';
 const TOKEN = 'nats-token-Kd93v';
+const CLUSTER_KEY = randomBytes(32).toString('hex');
 
 let dir: string;
 beforeAll(() => {
@@ -41,6 +43,8 @@ function secretFile(name: string, text: string): string {
 function nodeEnv(servers: string, env: Readonly<Record<string, string>>): Record<string, string> {
   return {
     ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    // One key for the file: the nodes of a describe share a server, and its stream.
+    ONCE_CLUSTER_KEY_FILE: secretFile('cluster.key', `${CLUSTER_KEY}\n`),
     ONCE_NATS_SERVERS: servers,
     ONCE_NODE_ID: 'n1',
     ONCE_CLUSTER_REPLICAS: '1',
