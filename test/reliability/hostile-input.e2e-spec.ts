@@ -22,6 +22,7 @@ import { expectLedgerRoundTrip } from '../support/ledger-round-trip';
 import { makeServerCertificate } from '../support/tls-certificates';
 import {
   ADMIN_PASSWORD,
+  type Connections,
   TestSession,
   accountName,
   closedWithin,
@@ -462,43 +463,58 @@ describe('given ONCE_PARTIAL_FRAME_TIMEOUT_MS=300ms and ONCE_IDLE_UNBOUND_TIMEOU
 
 // ------------------------------------------------------------------ limits
 
+/** A connection the node serves (PING answered); retried while the start-up probe's slot frees. */
+async function servedConnection(connections: Connections): Promise<RawClient> {
+  for (let attempt = 0; ; attempt++) {
+    const connection = await connections.connect();
+    try {
+      await connection.ping();
+      return connection;
+    } catch (error) {
+      connection.destroy();
+      if (attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+/**
+ * Under a cap of three connections: a 4th is closed at once without an
+ * answer, the three keep working (a command commits on one), and a freed
+ * slot is usable again.
+ */
+async function expectFourthClosedThreeServed(
+  connections: Connections,
+  account: string,
+): Promise<void> {
+  const open = [
+    await servedConnection(connections),
+    await servedConnection(connections),
+    await servedConnection(connections),
+  ];
+
+  const fourth = await connections.connect();
+  fourth.write(requestBytes({ operation: Operation.Ping }));
+  await closedWithin(fourth);
+  await expect(fourth.next()).rejects.toThrow('the connection is closed');
+
+  for (const connection of open) {
+    expect(bodyJson(await connection.ping())).toMatchObject({ version: 1, ready: true });
+  }
+  const session = await TestSession.open(open[0]);
+  const { reply } = await session.command('ledger.open', { account: accountName(account) });
+  expect(reply.header).toMatchObject({ command: Command.Reply, status: Status.Ok });
+
+  open[2].destroy();
+  const again = await servedConnection(connections);
+  expect(bodyJson(await again.ping())).toMatchObject({ ready: true });
+}
+
 describe('given ONCE_CONNECTIONS_MAX=3', () => {
   const { connections } = serviceForSuite({ ONCE_CONNECTIONS_MAX: '3' });
 
-  /** A connection the node serves (PING answered); retried while the start-up probe's slot frees. */
-  async function servedConnection(): Promise<RawClient> {
-    for (let attempt = 0; ; attempt++) {
-      const connection = await connections.connect();
-      try {
-        await connection.ping();
-        return connection;
-      } catch (error) {
-        connection.destroy();
-        if (attempt >= 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    }
-  }
-
   it('when a 4th connection opens while 3 are open, then the node closes it at once without answering, and the first three keep working', async () => {
-    const open = [await servedConnection(), await servedConnection(), await servedConnection()];
-
-    const fourth = await connections.connect();
-    fourth.write(requestBytes({ operation: Operation.Ping }));
-    await closedWithin(fourth);
-    await expect(fourth.next()).rejects.toThrow('the connection is closed');
-
-    for (const connection of open) {
-      expect(bodyJson(await connection.ping())).toMatchObject({ version: 1, ready: true });
-    }
-    const session = await TestSession.open(open[0]);
-    const { reply } = await session.command('ledger.open', { account: accountName('max') });
-    expect(reply.header).toMatchObject({ command: Command.Reply, status: Status.Ok });
-
-    // A freed slot is usable again.
-    open[2].destroy();
-    const again = await servedConnection();
-    expect(bodyJson(await again.ping())).toMatchObject({ ready: true });
+    await expectFourthClosedThreeServed(connections, 'max');
   });
 
   // ONCE_FRAME_BYTES_MAX (a larger frame is BAD_FRAME and closes the connection) is covered by
@@ -575,39 +591,8 @@ describe('given ONCE_UNBOUND_TIMEOUT_MS=400ms', () => {
 describe('given ONCE_CONNECTIONS_PER_ADDRESS_MAX=3', () => {
   const { connections } = serviceForSuite({ ONCE_CONNECTIONS_PER_ADDRESS_MAX: '3' });
 
-  /** A connection the node serves (PING answered); retried while the start-up probe's slot frees. */
-  async function servedConnection(): Promise<RawClient> {
-    for (let attempt = 0; ; attempt++) {
-      const connection = await connections.connect();
-      try {
-        await connection.ping();
-        return connection;
-      } catch (error) {
-        connection.destroy();
-        if (attempt >= 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    }
-  }
-
   it('when a 4th connection from 127.0.0.1 opens while 3 from it are open, then the node closes it without answering, the three keep working, and a freed slot is usable again', async () => {
-    const open = [await servedConnection(), await servedConnection(), await servedConnection()];
-
-    const fourth = await connections.connect();
-    fourth.write(requestBytes({ operation: Operation.Ping }));
-    await closedWithin(fourth);
-    await expect(fourth.next()).rejects.toThrow('the connection is closed');
-
-    for (const connection of open) {
-      expect(bodyJson(await connection.ping())).toMatchObject({ version: 1, ready: true });
-    }
-    const session = await TestSession.open(open[0]);
-    const { reply } = await session.command('ledger.open', { account: accountName('per-addr') });
-    expect(reply.header).toMatchObject({ command: Command.Reply, status: Status.Ok });
-
-    open[2].destroy();
-    const again = await servedConnection();
-    expect(bodyJson(await again.ping())).toMatchObject({ ready: true });
+    await expectFourthClosedThreeServed(connections, 'per-addr');
   });
 });
 
