@@ -192,7 +192,7 @@ describe('given three NATS servers and three once nodes sharing a cluster key', 
     expect(await cluster.leader()).toBe(leader);
   });
 
-  it('when a group with valid entry checksums but no MAC is published at the next op, then no node applies it: every node stops there, says why in its log, PING and /health/ready, and REGISTER mallory fails', async () => {
+  it('when a group with valid entry checksums but a forged MAC is published at the next op, then no node applies it: every node stops there, says why in its log, PING and /health/ready, and REGISTER mallory fails', async () => {
     // Given the stream's end and a session on the leader
     const leader = await cluster.leader();
     const raw = await RawClient.connect(cluster.nodes[leader].port);

@@ -1,64 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Controller, type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import {
-  type ApplyContext,
-  Command,
-  type ModuleState,
-  ONCE_AUTHENTICATOR,
-  OnceModule,
-  OnceRuntime,
-  Query,
-  ReplicatedState,
-} from '@once/framework';
+import { OnceRuntime } from '@once/framework';
 import { OnceServer } from '@once/gateway';
 import { OnceClient } from '@once/sdk';
-import { StaticAuthenticator } from '@once/testing';
-
-@ReplicatedState('tally')
-class TallyState implements ModuleState {
-  count = 0;
-  toSnapshot(): number {
-    return this.count;
-  }
-  fromSnapshot(snapshot: unknown): void {
-    this.count = snapshot as number;
-  }
-}
-
-@Controller()
-class TallyController {
-  constructor(private readonly tally: TallyState) {}
-
-  @Command('tally.add')
-  add(data: { by: number }, ctx: ApplyContext): { count: number; op: number } {
-    this.tally.count += data.by;
-    return { count: this.tally.count, op: ctx.op };
-  }
-
-  @Query('tally.count')
-  count(): number {
-    return this.tally.count;
-  }
-}
-
-@Module({ controllers: [TallyController], providers: [TallyState] })
-class TallyModule {}
-
-@Module({})
-class TallyAppModule {
-  static register(dataDir: string): DynamicModule {
-    return {
-      module: TallyAppModule,
-      imports: [OnceModule.forRoot({ dataDir }), TallyModule],
-      providers: [
-        { provide: ONCE_AUTHENTICATOR, useValue: new StaticAuthenticator({ alice: 'pw' }) },
-      ],
-    };
-  }
-}
+import { TallyAppModule } from './support/tally-app';
 
 /** Adds `by` through a fresh client and reads the count back. */
 async function addAndCount(port: number, by: number): Promise<{ added: number; count: number }> {

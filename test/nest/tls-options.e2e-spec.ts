@@ -2,24 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
+import { type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { lastValueFrom } from 'rxjs';
-import {
-  type ApplyContext,
-  Command,
-  type ModuleState,
-  ONCE_AUTHENTICATOR,
-  OnceModule,
-  OnceRuntime,
-  ReplicatedState,
-} from '@once/framework';
+import { OnceRuntime } from '@once/framework';
 import { OnceServer, UnsupportedGatewayOptionError } from '@once/gateway';
 import { OnceClientProxy, UnsupportedOptionError } from '@once/nest-client';
 import { Operation } from '@once/protocol';
-import { RawClient, StaticAuthenticator } from '@once/testing';
+import { RawClient } from '@once/testing';
 import { makeServerCertificate } from '../support/tls-certificates';
 import { closedWithin, requestBytes } from '../support/wire';
+import { TallyAppModule } from './support/tally-app';
 
 /**
  * TLS configured the NestJS way: `tlsOptions` on the server strategy and on
@@ -27,43 +20,6 @@ import { closedWithin, requestBytes } from '../support/wire';
  * Once serves it as TLS, or refuses it at construction; it never accepts it
  * and serves plain TCP.
  */
-
-@ReplicatedState('tally')
-class TallyState implements ModuleState {
-  total = 0;
-  toSnapshot(): number {
-    return this.total;
-  }
-  fromSnapshot(snapshot: unknown): void {
-    this.total = snapshot as number;
-  }
-}
-
-@Controller()
-class TallyController {
-  constructor(private readonly state: TallyState) {}
-
-  @Command('tally.add')
-  add(data: { n: number }, ctx: ApplyContext): { total: number; op: number } {
-    this.state.total += data.n;
-    return { total: this.state.total, op: ctx.op };
-  }
-}
-
-@Module({})
-class TallyAppModule {
-  static register(dataDir: string): DynamicModule {
-    return {
-      module: TallyAppModule,
-      imports: [OnceModule.forRoot({ dataDir })],
-      controllers: [TallyController],
-      providers: [
-        TallyState,
-        { provide: ONCE_AUTHENTICATOR, useValue: new StaticAuthenticator({ alice: 'pw' }) },
-      ],
-    };
-  }
-}
 
 describe('given an OnceServer built with NestJS tlsOptions (a certificate for 127.0.0.1)', () => {
   let dir: string;
@@ -99,9 +55,9 @@ describe('given an OnceServer built with NestJS tlsOptions (a certificate for 12
       tlsOptions: { ca: certificate },
     });
     try {
-      const first = await lastValueFrom(proxy.send<{ total: number }>('tally.add', { n: 2 }));
-      const second = await lastValueFrom(proxy.send<{ total: number }>('tally.add', { n: 3 }));
-      expect([first.total, second.total]).toEqual([2, 5]);
+      const first = await lastValueFrom(proxy.send<{ count: number }>('tally.add', { by: 2 }));
+      const second = await lastValueFrom(proxy.send<{ count: number }>('tally.add', { by: 3 }));
+      expect([first.count, second.count]).toEqual([2, 5]);
     } finally {
       await proxy.close();
     }
@@ -142,7 +98,7 @@ describe('given an OnceServer built with NestJS tlsOptions (a certificate for 12
       reconnect: { maxAttempts: 1 },
     });
     try {
-      await expect(lastValueFrom(proxy.send('tally.add', { n: 1 }))).rejects.toBeDefined();
+      await expect(lastValueFrom(proxy.send('tally.add', { by: 1 }))).rejects.toBeDefined();
     } finally {
       await proxy.close();
     }

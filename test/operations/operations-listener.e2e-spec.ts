@@ -346,18 +346,24 @@ describe('given the reference service with the journal feed on, protected by an 
 });
 
 describe('given the journal feed on and no operations token', () => {
+  /** Starts a service in `dir` with the journal feed on and `env` besides (a start expected to be refused). */
+  async function startWithFeedOn(dir: string, env: Record<string, string> = {}) {
+    const [metricsPort] = await freePorts(1);
+    return ServiceProcess.start({
+      dataDir: join(dir, 'data'),
+      env: {
+        ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        ONCE_METRICS_PORT: String(metricsPort),
+        ONCE_JOURNAL_FEED: 'on',
+        ...env,
+      },
+    });
+  }
+
   it('when the service starts, then it refuses: exit 2, OPERATIONS_CREDENTIAL_MISSING', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'once-ops-'));
     try {
-      const [metricsPort] = await freePorts(1);
-      const started = ServiceProcess.start({
-        dataDir: join(dir, 'data'),
-        env: {
-          ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-          ONCE_METRICS_PORT: String(metricsPort),
-          ONCE_JOURNAL_FEED: 'on',
-        },
-      });
+      const started = startWithFeedOn(dir);
       await expect(started).rejects.toBeInstanceOf(ServiceStartError);
       await expect(started).rejects.toThrow(
         /invalid setting: OPERATIONS_CREDENTIAL_MISSING: the journal feed \(ONCE_JOURNAL_FEED=on\) needs a credential/,
@@ -372,16 +378,7 @@ describe('given the journal feed on and no operations token', () => {
     try {
       const file = join(dir, 'short-token');
       await writeFile(file, 'hunter2\n');
-      const [metricsPort] = await freePorts(1);
-      const started = ServiceProcess.start({
-        dataDir: join(dir, 'data'),
-        env: {
-          ONCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-          ONCE_METRICS_PORT: String(metricsPort),
-          ONCE_JOURNAL_FEED: 'on',
-          ONCE_OPERATIONS_TOKEN_FILE: file,
-        },
-      });
+      const started = startWithFeedOn(dir, { ONCE_OPERATIONS_TOKEN_FILE: file });
       const error = (await started.catch((caught: unknown) => caught)) as Error;
       expect(error).toBeInstanceOf(ServiceStartError);
       expect(error.message).toContain(

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { type AddressInfo, type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LeaderNotTrustedError, OnceClient, type OnceClientOptions } from '@once/sdk';
 import { ServiceProcess } from '@once/testing';
+import { WatchedListener } from '../../libs/sdk/src/__fixtures__/hinting-node.fixture';
 import {
   type CertificateFiles,
   makeCertificateAuthority,
@@ -11,7 +11,6 @@ import {
 } from '../support/tls-certificates';
 import { ADMIN_PASSWORD, accountName } from '../support/wire';
 import { LeaderReportingNode } from './support/leader-reporting-node';
-import { TlsFollower } from './support/tls-follower';
 
 jest.setTimeout(120_000);
 
@@ -23,28 +22,6 @@ jest.setTimeout(120_000);
  * configured node, or to any address named over a TLS connection whose
  * certificate it verified.
  */
-
-/** A TCP listener the test owns, standing for a forged leader's address: it counts the connections it gets. */
-class WatchedListener {
-  connections = 0;
-  private constructor(private readonly server: Server) {
-    server.on('connection', (socket) => {
-      this.connections += 1;
-      socket.destroy();
-    });
-  }
-  static async start(): Promise<WatchedListener> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new WatchedListener(server);
-  }
-  get address(): string {
-    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** What `connect()` rejected with; fails the test if it bound a session. */
 async function connectFailure(options: OnceClientOptions): Promise<unknown> {
@@ -109,7 +86,7 @@ describe('given a once service serving TLS, and a TLS follower naming it as its 
   let dir: string;
   let ca: CertificateFiles;
   let service: ServiceProcess;
-  let follower: TlsFollower;
+  let follower: LeaderReportingNode;
   const clients: OnceClient[] = [];
 
   beforeAll(async () => {
@@ -129,11 +106,10 @@ describe('given a once service serving TLS, and a TLS follower naming it as its 
       signedBy: ca,
       name: 'follower',
     });
-    follower = await TlsFollower.start(
-      followerCertificate.key,
-      followerCertificate.cert,
-      `127.0.0.1:${service.port}`,
-    );
+    follower = await LeaderReportingNode.start(`127.0.0.1:${service.port}`, {
+      key: followerCertificate.key,
+      cert: followerCertificate.cert,
+    });
   });
   afterEach(async () => {
     for (const client of clients.splice(0)) await client.close({ force: true });

@@ -1,4 +1,4 @@
-import { ClusterKeyring, clusterNames } from '@once/cluster';
+import { ClusterKeyring, type LeaseSeal, leaseSeal } from '@once/cluster';
 
 /** The key the in-process cluster tests sign and verify with (their own NATS, nothing else). */
 export const TEST_CLUSTER_KEY = Buffer.alloc(32, 0x5a);
@@ -7,6 +7,6 @@ export const TEST_CLUSTER_KEY = Buffer.alloc(32, 0x5a);
 export const TEST_KEYRING = new ClusterKeyring([TEST_CLUSTER_KEY]);
 
 /** The lease value seal of cluster `clusterName`'s lease key (default key `leader`). */
-export function testLeaseSeal(clusterName: string, key = 'leader') {
-  return { keyring: TEST_KEYRING, scope: `${clusterNames(clusterName).bucket}/${key}` };
+export function testLeaseSeal(clusterName: string, key = 'leader'): LeaseSeal {
+  return leaseSeal(TEST_KEYRING, clusterName, key);
 }

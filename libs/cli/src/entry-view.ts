@@ -144,8 +144,8 @@ function commandData(pattern: string, data: unknown, disclosure: BodyDisclosure)
     case 'declared': {
       const sensitive = disclosure.sensitive(pattern);
       if (sensitive === undefined) return data === null ? null : WITHHELD;
-      const declared = new Set(sensitive);
-      return boundedCopy(data, (key) => declared.has(key) || isCredentialKey(key));
+      // A declared list is a few names: no Set built per entry for it.
+      return boundedCopy(data, (key) => sensitive.includes(key) || isCredentialKey(key));
     }
   }
 }

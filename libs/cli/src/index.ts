@@ -40,5 +40,6 @@ export {
   isCredentialKey,
   redactCredentials,
 } from './redact';
+export { operationsTokenOf } from './operations-token';
 export { type NodeAddressOptions, type PingAnswer, ping } from './ping';
 export { inUseError, openStoppedJournal, withStoppedJournal } from './stopped-data-dir';

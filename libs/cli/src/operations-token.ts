@@ -18,6 +18,16 @@ export function withOperationsToken(command: Command): Command {
 }
 
 /**
+ * The operations token a token file's text holds: its first line,
+ * surrounding white space dropped (a trailing newline from `echo` is not
+ * part of it). The node reads its credential file the same way, so one file
+ * serves both.
+ */
+export function operationsTokenOf(text: string): string {
+  return (text.split(/\r?\n/, 1)[0] ?? '').trim();
+}
+
+/**
  * The `Authorization` header for the token in `file` (its first line,
  * trimmed, as the node reads it); no header without a file. The token is
  * never printed, the file's name is.
@@ -26,7 +36,7 @@ export function operationsHeaders(file: string | undefined): Record<string, stri
   if (file === undefined) return {};
   let token: string;
   try {
-    token = (readFileSync(file, 'utf8').split(/\r?\n/, 1)[0] ?? '').trim();
+    token = operationsTokenOf(readFileSync(file, 'utf8'));
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new CliError('TOKEN_FILE_UNREADABLE', `cannot read ${file} (${reason})`, 2);

@@ -127,7 +127,10 @@ export class ClientTable {
       // Row: request <= watermark, cached, same checksum_body. An entry that
       // kept no checksum (all zero: a command whose body holds a secret) is
       // matched by its number alone: nothing on disk may identify its body.
-      if (cached.requestChecksum.equals(requestChecksum) || isZero(cached.requestChecksum)) {
+      if (
+        cached.requestChecksum.equals(requestChecksum) ||
+        protocol.ZERO_CHECKSUM.equals(cached.requestChecksum)
+      ) {
         return { kind: 'duplicate', reply: cached.reply };
       }
       // Row: request <= watermark, cached, other checksum_body.
@@ -413,10 +416,4 @@ function cachedReply(entry: ClientEntry, request: number): CachedReply | undefin
     `client ${entry.client}: ring out of sequence at request ${request}`,
   );
   return cached;
-}
-
-/** True when `checksum` is all zero: the entry kept no checksum of its request body. */
-function isZero(checksum: Uint8Array): boolean {
-  for (const byte of checksum) if (byte !== 0) return false;
-  return true;
 }

@@ -237,7 +237,6 @@ export class OnceRuntime
   }
 
   private verification: Promise<ReplayVerification> | undefined;
-  private booted = false;
 
   /** With `verifyOnly`: the result of replaying the whole journal (see verifyReplay). */
   whenVerified(): Promise<ReplayVerification> {
@@ -248,8 +247,7 @@ export class OnceRuntime
 
   /** Boots the node (replay, then serve), once per application however often NestJS calls the hook. */
   onApplicationBootstrap(): void {
-    if (this.booted) return;
-    this.booted = true;
+    if (this.bootSubscription || this.verification) return;
     if (this.options.verifyOnly) {
       this.verification = verifyReplay(this.journal, this.engine);
       this.verification.catch(() => undefined);

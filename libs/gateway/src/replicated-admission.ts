@@ -1,3 +1,4 @@
+import { type MessageHandler } from '@nestjs/microservices';
 import {
   type AdmissionContext,
   type ApplyOutcome,
@@ -74,9 +75,6 @@ const IN_FLIGHT: Preflight = Object.freeze({ kind: 'in-flight' });
  * passed the checks that PROTOCOL.md answers without journaling.
  */
 export class ReplicatedAdmission {
-  /** Per handled pattern (as sent): whether its command declared a secret body. */
-  private readonly secretBodies = new Map<string, boolean>();
-
   constructor(
     private readonly host: AdmissionHost,
     private readonly flights: SessionFlights<GatewayConnection>,
@@ -220,8 +218,10 @@ export class ReplicatedAdmission {
         body: Buffer.alloc(0),
       });
     }
-    const journaled = this.secretBody(request.pattern) ? ZERO_CHECKSUM : checksum;
-    const admitted = this.admitCommand(request, binding, context);
+    const handler = this.pipeline.handlerFor(request.pattern, 'command');
+    const journaled =
+      handler && this.secretBody(handler, request.pattern) ? ZERO_CHECKSUM : checksum;
+    const admitted = this.admitCommand(request, handler, binding, context);
     if (admitted instanceof Promise) {
       return admitted.then((body) =>
         this.appendAdmitted(connection, frame, EntryKind.Command, binding, journaled, body),
@@ -231,22 +231,15 @@ export class ReplicatedAdmission {
   }
 
   /**
-   * Whether the command `pattern` names declared a secret body (`@Admit(…,
+   * Whether `handler`'s command declared a secret body (`@Admit(…,
    * { secretBody: true })`): then its entry keeps no checksum of the body
    * the client sent (ZERO_CHECKSUM), as a REGISTER's keeps none, since a
    * fast hash of a body that holds a password can be searched for it
-   * offline. Answered for handled patterns only, from a cache as small as
-   * the application's commands.
+   * offline.
    */
-  private secretBody(pattern: string): boolean {
-    const known = this.secretBodies.get(pattern);
-    if (known !== undefined) return known;
-    const handler = this.pipeline.handlerFor(pattern, 'command');
-    if (!handler) return false;
+  private secretBody(handler: MessageHandler, pattern: string): boolean {
     const route = this.pipeline.routeOf(handler) ?? pattern;
-    const secret = this.host.engine.commands.get(route)?.secretBody === true;
-    this.secretBodies.set(pattern, secret);
-    return secret;
+    return this.host.engine.commands.get(route)?.secretBody === true;
   }
 
   /** Appends what admission gave, unless it is a session guard's refusal (returned). */
@@ -340,20 +333,21 @@ export class ReplicatedAdmission {
   }
 
   /**
-   * Admission through the NestJS pipeline of the command's handler, then its
-   * @Admit step: the entry body to journal. A refusal on the way is journaled
-   * as a committed refusal (the request number stays used and a retry gets
+   * Admission through the NestJS pipeline of the command's handler
+   * (`handler`: the one registered for the pattern, if any), then its @Admit
+   * step: the entry body to journal. A refusal on the way is journaled as a
+   * committed refusal (the request number stays used and a retry gets
    * the same answer), except a session guard's, which is returned unjournaled.
    * A value, not a promise, when nothing on the way awaits (a bare admission,
    * no @Admit step).
    */
   private admitCommand(
     request: CommandRequest,
+    handler: MessageHandler | undefined,
     binding: SessionBinding,
     context: OnceRpcContext,
   ): Admitted | Promise<Admitted> {
     const { data } = request;
-    const handler = this.pipeline.handlerFor(request.pattern, 'command');
     // An object pattern is journaled under the route its handler answers to.
     const pattern = (handler && this.pipeline.routeOf(handler)) ?? request.pattern;
     const admission = { pattern, userId: binding.userId, client: binding.client };

@@ -1,8 +1,7 @@
 import { distrustOf, type HintContext } from './leader-trust';
 
 const UNKNOWN_PLAIN: HintContext = {
-  configured: false,
-  learnt: false,
+  known: false,
   verified: false,
   tls: false,
 };
@@ -10,7 +9,7 @@ const UNKNOWN_PLAIN: HintContext = {
 describe('distrustOf', () => {
   it('follows a configured node under every policy, even over plain TCP', () => {
     for (const policy of ['configured', 'tls', 'any'] as const) {
-      expect(distrustOf(policy, { ...UNKNOWN_PLAIN, configured: true })).toBeUndefined();
+      expect(distrustOf(policy, { ...UNKNOWN_PLAIN, known: true })).toBeUndefined();
     }
   });
 
@@ -38,6 +37,6 @@ describe('distrustOf', () => {
   });
 
   it('follows an address learnt earlier (it was trusted when learnt)', () => {
-    expect(distrustOf('tls', { ...UNKNOWN_PLAIN, learnt: true })).toBeUndefined();
+    expect(distrustOf('tls', { ...UNKNOWN_PLAIN, known: true })).toBeUndefined();
   });
 });

@@ -20,10 +20,11 @@ export const LEADER_HINT_TRUSTS: readonly LeaderHintTrust[] = ['configured', 'tl
 
 /** What the trust decision knows of a hinted address and of the connection it came over. */
 export interface HintContext {
-  /** The address is one of the configured nodes. */
-  readonly configured: boolean;
-  /** The address was learnt earlier under this same policy (so it was trusted then). */
-  readonly learnt: boolean;
+  /**
+   * The address is known: one of the configured nodes, or learnt earlier
+   * under this same policy (so it was trusted then).
+   */
+  readonly known: boolean;
   /** The connection is TLS, and its certificate was verified (and verification is required). */
   readonly verified: boolean;
   /** The connection is TLS at all (for the reason given when it was not verified). */
@@ -35,7 +36,7 @@ export interface HintContext {
  * it does. The reason is a phrase that completes "not followed: …".
  */
 export function distrustOf(policy: LeaderHintTrust, hint: HintContext): string | undefined {
-  if (hint.configured || hint.learnt || policy === 'any') return undefined;
+  if (hint.known || policy === 'any') return undefined;
   if (policy === 'configured') {
     return "it is not one of the client's configured nodes (trustLeaderHints: 'configured')";
   }

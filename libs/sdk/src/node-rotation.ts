@@ -76,13 +76,6 @@ export class NodeRotation {
     return this.list;
   }
 
-  /** Whether `address` is one of the configured nodes (not a learnt one). */
-  isConfigured(address: NodeAddress): boolean {
-    return this.list
-      .slice(0, this.configuredCount)
-      .some((known) => sameNodeAddress(known, address));
-  }
-
   /** Whether `address` is known: configured or learnt. */
   isKnown(address: NodeAddress): boolean {
     return this.list.some((known) => sameNodeAddress(known, address));

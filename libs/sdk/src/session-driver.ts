@@ -107,10 +107,11 @@ export class SessionDriver implements LinkHandler {
   private state: LinkState = { kind: 'down' };
   /** Which node the next attempt goes to, and after what delay. */
   private readonly rotation: NodeRotation;
-  /** Why each attempt of the current round failed, for the error of a first connect that failed. */
-  private roundFailures: string[] = [];
-  /** A follower of the current round named a leader the client does not follow. */
-  private untrustedInRound: LeaderNotTrustedError | undefined;
+  /**
+   * Why each attempt of the current round failed (the error, and its message
+   * naming the node), for the error of a first connect that failed.
+   */
+  private roundFailures: { readonly error: OnceError; readonly message: string }[] = [];
   /** The last NOT_READY answer since the last bind: kept by the error that ends the wait. */
   private lastAnswer: NodeAnswer | undefined;
   /** The log lines of the reconnect loop, rate-limited. */
@@ -350,7 +351,6 @@ export class SessionDriver implements LinkHandler {
     this.state = { kind: 'bound', link };
     this.rotation.succeeded();
     this.roundFailures = [];
-    this.untrustedInRound = undefined;
     this.lastAnswer = undefined;
     const { host, port } = this.rotation.current;
     this.waitLog.bound(formatNodeAddress({ host, port }));
@@ -635,9 +635,8 @@ export class SessionDriver implements LinkHandler {
   private distrust(leader: NodeAddress, link: NodeLink): string | undefined {
     const { tls, trustLeaderHints } = this.options;
     return distrustOf(trustLeaderHints, {
-      configured: this.rotation.isConfigured(leader),
-      learnt: this.rotation.isKnown(leader),
-      verified: tls !== undefined && tls.rejectUnauthorized !== false && link.verified,
+      known: this.rotation.isKnown(leader),
+      verified: tls?.rejectUnauthorized !== false && link.verified,
       tls: tls !== undefined,
     });
   }
@@ -725,7 +724,6 @@ export class SessionDriver implements LinkHandler {
         this.options.trustLeaderHints,
         why,
       );
-      this.untrustedInRound = error;
       this.dropLink(link, error.message);
       this.nodeFailed(error, { reason: 'leader-not-trusted', answer });
       return;
@@ -767,16 +765,18 @@ export class SessionDriver implements LinkHandler {
     if (this.stopped) return;
     const where = formatNodeAddress(this.rotation.current);
     const message = error.message.includes(where) ? error.message : `${where}: ${error.message}`;
-    this.roundFailures.push(message);
+    this.roundFailures.push({ error, message });
     const notReady = failure.reason !== 'no-connection';
     const next = failure.follow
       ? this.rotation.redirected(failure.follow)
       : this.rotation.failed(notReady);
     if (next.newRound) {
       const failures = this.roundFailures;
-      const untrusted = this.untrustedInRound;
       this.roundFailures = [];
-      this.untrustedInRound = undefined;
+      const untrusted = failures
+        .map((failed) => failed.error)
+        .reverse()
+        .find((failed) => failed instanceof LeaderNotTrustedError);
       if (this.starting && untrusted) {
         this.fail(untrusted);
         return;
@@ -887,9 +887,13 @@ export class SessionDriver implements LinkHandler {
 }
 
 /** The error of a first connect whose round over several nodes bound nothing. */
-function noNodeBound(failures: readonly string[], last: OnceError): ConnectError {
+function noNodeBound(
+  failures: readonly { readonly message: string }[],
+  last: OnceError,
+): ConnectError {
+  const messages = failures.map((failed) => failed.message);
   return new ConnectError(
-    `no session bound on any of ${failures.length} nodes: ${failures.join('; ')}`,
+    `no session bound on any of ${failures.length} nodes: ${messages.join('; ')}`,
     { cause: last },
   );
 }

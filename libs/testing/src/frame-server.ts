@@ -1,4 +1,5 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { type Frame, FrameDecoder } from '@once/protocol';
 
 /**
@@ -6,7 +7,8 @@ import { type Frame, FrameDecoder } from '@once/protocol';
  * more: each whole frame a connection sends is handed to `answer`, and what
  * it returns is written back; a framing error closes the connection. The
  * base of stand-in nodes a test scripts (replies a real node does not send
- * yet, a follower that cannot serve).
+ * yet, a follower that cannot serve). Given a key and certificate, it serves
+ * TLS instead, with the same framing.
  */
 export class FrameServer {
   private readonly sockets = new Set<Socket>();
@@ -14,13 +16,19 @@ export class FrameServer {
   private constructor(
     private readonly server: Server,
     private readonly answer: (frame: Frame) => Buffer,
+    connectionEvent: 'connection' | 'secureConnection',
   ) {
-    server.on('connection', (socket) => this.accept(socket));
+    server.on(connectionEvent, (socket: Socket) => this.accept(socket));
   }
 
-  /** Listens on a free port of 127.0.0.1. */
-  static async start(answer: (frame: Frame) => Buffer): Promise<FrameServer> {
-    const frameServer = new FrameServer(createServer(), answer);
+  /** Listens on a free port of 127.0.0.1: TLS with `tls`'s key and certificate, if given, else plain TCP. */
+  static async start(
+    answer: (frame: Frame) => Buffer,
+    tls?: { readonly key: Buffer; readonly cert: Buffer },
+  ): Promise<FrameServer> {
+    const frameServer = tls
+      ? new FrameServer(createTlsServer(tls), answer, 'secureConnection')
+      : new FrameServer(createServer(), answer, 'connection');
     await new Promise<void>((resolve) => frameServer.server.listen(0, '127.0.0.1', resolve));
     return frameServer;
   }

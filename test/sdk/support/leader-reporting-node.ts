@@ -1,5 +1,6 @@
 import { Command, encodeReplyTo, type Frame, Operation, Status } from '@once/protocol';
 import { FrameServer } from '@once/testing';
+import { followerNotReady } from '../../../libs/sdk/src/__fixtures__/hinting-node.fixture';
 
 /**
  * A stand-in for a follower of a once cluster that cannot serve: it answers
@@ -21,8 +22,16 @@ export class LeaderReportingNode {
   /** The `host:port` this node names as its leader (PING and NOT_READY); null: none known. */
   private constructor(public leader: string | null) {}
 
-  /** Listens on a free port of 127.0.0.1; `leader` is the `host:port` it names as its leader. */
-  static async start(leader: string | null): Promise<LeaderReportingNode> {
+  /**
+   * Listens on a free port of 127.0.0.1; `leader` is the `host:port` it names
+   * as its leader. Given `tls` (a key and a certificate the test made), it
+   * serves TLS: for showing which hints a client follows over a verified TLS
+   * connection, and which not when the certificate was not verified.
+   */
+  static async start(
+    leader: string | null,
+    tls?: { readonly key: Buffer; readonly cert: Buffer },
+  ): Promise<LeaderReportingNode> {
     const node = new LeaderReportingNode(leader);
     node.server = await FrameServer.start((frame) => {
       node.received.push(frame.header.operation);
@@ -30,12 +39,17 @@ export class LeaderReportingNode {
         node.commands.push(frame.header.request);
       }
       return node.answer(frame);
-    });
+    }, tls);
     return node;
   }
 
   get port(): number {
     return this.server.port;
+  }
+
+  /** `127.0.0.1:port`, as a client dials it. */
+  get address(): string {
+    return `127.0.0.1:${this.port}`;
   }
 
   close(): Promise<void> {
@@ -51,18 +65,6 @@ export class LeaderReportingNode {
         JSON.stringify(body),
       );
     }
-    const error =
-      this.leader === null
-        ? { code: 'NOT_READY', message: 'this node has no leader; retry later' }
-        : {
-            code: 'NOT_READY',
-            message: `this node is a follower; the leader is at ${this.leader}`,
-            leader: this.leader,
-          };
-    return encodeReplyTo(
-      frame,
-      { command: Command.Reply, status: Status.NotReady },
-      JSON.stringify({ ok: false, error }),
-    );
+    return followerNotReady(frame, this.leader);
   }
 }

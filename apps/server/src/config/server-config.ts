@@ -55,9 +55,9 @@ export interface ServerConfig {
   readonly tlsCaFile: string | undefined;
   /** The NATS servers of the cluster; set, the node runs in cluster mode. */
   readonly natsServers: readonly string[] | undefined;
-  /** NATS authentication and TLS (see the settings table); files are read by `clusterOptionsOf`. */
   /** How long the first connection to NATS may take, ms. */
   readonly natsConnectTimeoutMs: number;
+  /** NATS authentication and TLS (see the settings table); files are read by `clusterOptionsOf`. */
   readonly natsUser: string | undefined;
   readonly natsPassword: string | undefined;
   readonly natsPasswordFile: string | undefined;

@@ -1,3 +1,4 @@
+import { operationsTokenOf } from '@once/cli';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
@@ -15,8 +16,8 @@ export class OperationsCredentialError extends Error {
 
 /**
  * The credential of the operations listener, read from `file` (its first
- * line, surrounding white space dropped: a trailing newline from `echo` is
- * not part of it). Throws {@link OperationsCredentialError} when the file
+ * line, surrounding white space dropped: see `operationsTokenOf`, which the
+ * CLI reads the same file with). Throws {@link OperationsCredentialError} when the file
  * cannot be read, or the token is shorter than
  * {@link OPERATIONS_TOKEN_LENGTH_MIN} characters.
  */
@@ -30,7 +31,7 @@ export function readOperationsToken(file: string): string {
       `OPERATIONS_CREDENTIAL_INVALID: cannot read the operations token file ${file} (${reason})`,
     );
   }
-  const token = (text.split(/\r?\n/, 1)[0] ?? '').trim();
+  const token = operationsTokenOf(text);
   if (token.length < OPERATIONS_TOKEN_LENGTH_MIN) {
     throw new OperationsCredentialError(
       `OPERATIONS_CREDENTIAL_INVALID: the operations token in ${file} is shorter than ` +

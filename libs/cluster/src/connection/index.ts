@@ -2,7 +2,7 @@ export { type NatsSecurityOptions, type NatsTlsOptions } from './nats-security-o
 export { type NatsSecuritySettings, readNatsSecurity } from './read-nats-security';
 export { type NatsConnectPlan, natsConnectPlan } from './nats-connect-plan';
 export { NatsSecurityError } from './nats-security.error';
-export { NatsAuthFailedError } from './nats-auth-failed.error';
+export { NatsAuthFailedError, refusesCredentials } from './nats-auth-failed.error';
 export {
   NatsStatusLog,
   type NatsStatusLine,

@@ -34,3 +34,11 @@ export class NatsAuthFailedError extends Error {
     );
   }
 }
+
+/**
+ * True when a NATS server's error message says it refused the client's
+ * credentials (wrong, missing, expired), as opposed to an outage.
+ */
+export function refusesCredentials(message: string): boolean {
+  return /authorization violation|authentication (?:expired|timeout)/i.test(message);
+}

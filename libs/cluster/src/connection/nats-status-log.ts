@@ -1,6 +1,7 @@
 import { type NatsConnection, type Status } from '@nats-io/nats-core';
 import { type EngineLogger } from '@once/engine';
 import { redactSecrets } from '@once/settings';
+import { refusesCredentials } from './nats-auth-failed.error';
 
 /** One line to log about the connection: its level, its text, and what repeats of it share. */
 export interface NatsStatusLine {
@@ -81,7 +82,7 @@ export function describeNatsStatus(status: Status, nodeId: string): NatsStatusLi
       };
     case 'error': {
       const message = status.error.message;
-      const refused = /authorization violation|authentication (?:expired|timeout)/i.test(message);
+      const refused = refusesCredentials(message);
       return {
         level: 'warn',
         text: refused

@@ -12,6 +12,7 @@ import {
 } from './heartbeat-options';
 import {
   HEARTBEAT_KEYS,
+  type HeartbeatSeal,
   type NodeInfo,
   decodeNodeInfo,
   heartbeatSealOf,
@@ -53,6 +54,8 @@ interface Member {
  */
 export class ClusterMembers {
   private readonly options: ResolvedHeartbeatOptions;
+  /** What every heartbeat read is verified with. */
+  private readonly seal: HeartbeatSeal;
   private readonly log: NodeLog;
   private readonly members = new Map<string, Member>();
   /** The newest revision seen per node id, so a late or slow answer never undoes a newer one. */
@@ -66,6 +69,7 @@ export class ClusterMembers {
 
   constructor(options: HeartbeatOptions) {
     this.options = resolveHeartbeatOptions(options);
+    this.seal = heartbeatSealOf(this.options);
     this.log = new NodeLog(this.options.logger, 'members', 'the heartbeat keys');
     this.listeners = new Listeners((error) =>
       this.log.warn(`a membership listener threw: ${describeFailure(error)}`),
@@ -136,7 +140,7 @@ export class ClusterMembers {
       this.leave(node, 'stopped');
       return;
     }
-    const info = decodeNodeInfo(entry.value, heartbeatSealOf(this.options), node);
+    const info = decodeNodeInfo(entry.value, this.seal, node);
     if (info === undefined) {
       this.log.warn(
         `the heartbeat of ${node} holds a value this node cannot read or that does not verify under its cluster key`,

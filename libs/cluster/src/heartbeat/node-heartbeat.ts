@@ -34,6 +34,8 @@ export class NodeHeartbeat {
   private readonly nodeId: string;
   private readonly key: string;
   private readonly info: NodeInfo;
+  /** `info` encoded and signed: the same bytes every beat, so made once. */
+  private readonly value: Uint8Array;
   private readonly log: NodeLog;
   private readonly pause = new Pause();
   private kv?: KV;
@@ -53,6 +55,7 @@ export class NodeHeartbeat {
       startedAt: Date.now(),
       ...(options.code && { code: options.code }),
     };
+    this.value = encodeNodeInfo(this.info, heartbeatSealOf(this.options), this.nodeId);
     this.log = new NodeLog(this.options.logger, this.nodeId, 'the heartbeat key');
   }
 
@@ -110,10 +113,7 @@ export class NodeHeartbeat {
   private async beat(): Promise<void> {
     const sentAtMs = performance.now();
     try {
-      this.revision = await this.kv!.put(
-        this.key,
-        encodeNodeInfo(this.info, heartbeatSealOf(this.options), this.nodeId),
-      );
+      this.revision = await this.kv!.put(this.key, this.value);
       this.lastBeatSentAtMs = sentAtMs;
       this.log.untroubled();
     } catch (error) {

@@ -1,4 +1,3 @@
-import { clusterNames } from '../cluster-names';
 import { openClusterBucket } from './cluster-bucket';
 import { NodeLog } from './cluster-logger';
 import { describeFailure } from './kv-failures';
@@ -10,7 +9,7 @@ import {
 } from './lease-options';
 import { type LeaseRole, NO_ROLE } from './lease-role';
 import { nextTerm } from './lease-term';
-import { type LeaseHolder, sameHolder } from './lease-value';
+import { type LeaseHolder, leaseSeal, sameHolder } from './lease-value';
 import { Pause } from './pause';
 import { TimedRole } from './timed-role';
 import { watchKey } from './watch-key';
@@ -82,10 +81,7 @@ export class ClusterLease {
     if (this.key) throw new Error('the lease is already started');
     const { key, renewIntervalMs } = this.options;
     const kv = await openClusterBucket(this.options);
-    const seal = {
-      keyring: this.options.keyring,
-      scope: `${clusterNames(this.options.clusterName).bucket}/${key}`,
-    };
+    const seal = leaseSeal(this.options.keyring, this.options.clusterName, key);
     this.key = new LeaseKey(kv, key, seal);
     this.running = true;
     this.stopWatch = watchKey(kv, key, renewIntervalMs, {

@@ -14,4 +14,5 @@ export {
   type LeaseSeal,
   decodeLeaseValue,
   encodeLeaseValue,
+  leaseSeal,
 } from './lease-value';

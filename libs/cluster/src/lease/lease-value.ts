@@ -1,3 +1,4 @@
+import { clusterNames } from '../cluster-names';
 import { type ClusterKeyring } from '../key';
 import { jsonRecordOf } from '../json-record';
 
@@ -30,6 +31,11 @@ export interface LeaseSeal {
   readonly keyring: ClusterKeyring;
   /** `<bucket>/<key>`. */
   readonly scope: string;
+}
+
+/** The seal of cluster `clusterName`'s lease key `key`: its scope is `<bucket>/<key>`. */
+export function leaseSeal(keyring: ClusterKeyring, clusterName: string, key: string): LeaseSeal {
+  return { keyring, scope: `${clusterNames(clusterName).bucket}/${key}` };
 }
 
 /** A value read from the key: its holder, or why no holder can be taken from it. */

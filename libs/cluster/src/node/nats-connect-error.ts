@@ -3,7 +3,7 @@ import {
   TimeoutError,
   UserAuthenticationExpiredError,
 } from '@nats-io/nats-core';
-import { NatsAuthFailedError, type NatsConnectPlan } from '../connection';
+import { NatsAuthFailedError, type NatsConnectPlan, refusesCredentials } from '../connection';
 import { NatsUnreachableError } from './nats-unreachable.error';
 
 /**
@@ -19,7 +19,7 @@ export function natsConnectError(plan: NatsConnectPlan, error: unknown): Error {
   const refused =
     error instanceof AuthorizationError ||
     error instanceof UserAuthenticationExpiredError ||
-    /authorization violation|authentication (?:expired|timeout)/i.test(reason);
+    refusesCredentials(reason);
   if (refused) return new NatsAuthFailedError(plan.addresses, plan.method, reason, plan.secrets);
   // A server that requires a client certificate ends a TLS 1.3 connection
   // without one after the handshake, and the client only sees time pass.

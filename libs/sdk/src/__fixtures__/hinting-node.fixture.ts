@@ -65,21 +65,7 @@ export class HintingNode {
       };
       return encodeReplyTo(frame, ok, JSON.stringify(body));
     }
-    if (mode.kind === 'follower') {
-      const error =
-        mode.leader === null
-          ? { code: 'NOT_READY', message: 'this node has no leader; retry later' }
-          : {
-              code: 'NOT_READY',
-              message: `this node is a follower; the leader is at ${mode.leader}`,
-              leader: mode.leader,
-            };
-      return encodeReplyTo(
-        frame,
-        { command: Command.Reply, status: Status.NotReady },
-        JSON.stringify({ ok: false, error }),
-      );
-    }
+    if (mode.kind === 'follower') return followerNotReady(frame, mode.leader);
     if (operation === Operation.Register) {
       return encodeReplyTo(
         frame,
@@ -94,6 +80,27 @@ export class HintingNode {
       JSON.stringify({ ok: true, result: { served: true } }),
     );
   }
+}
+
+/**
+ * A follower's NOT_READY reply to `frame`, as docs/PROTOCOL-NOTES.md describes
+ * it: the leader's `host:port` in `error.leader`, left out when `leader` is
+ * null (no leader known).
+ */
+export function followerNotReady(frame: Frame, leader: string | null): Buffer {
+  const error =
+    leader === null
+      ? { code: 'NOT_READY', message: 'this node has no leader; retry later' }
+      : {
+          code: 'NOT_READY',
+          message: `this node is a follower; the leader is at ${leader}`,
+          leader,
+        };
+  return encodeReplyTo(
+    frame,
+    { command: Command.Reply, status: Status.NotReady },
+    JSON.stringify({ ok: false, error }),
+  );
 }
 
 /**
