@@ -180,6 +180,12 @@ describe('given a JetStream cluster and nodes contending for the cluster lease',
       'b takes over the released key',
       TAKEOVER_BOUND_MS,
     );
+    // b leads once its write is acknowledged; the watch delivers it after that.
+    await eventually(
+      () => deletes.length >= 2,
+      "the watch seeing the release and b's write",
+      TAKEOVER_BOUND_MS,
+    );
     watch.stop();
     expect(b.lease.role()).toMatchObject({ term: 2 });
     // The release is a delete, followed by b's write over it: no expiry was waited for.
