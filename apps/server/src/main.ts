@@ -93,6 +93,7 @@ async function main(): Promise<void> {
         ring: config.ring,
         sessionTtlMs: config.sessionTtlMs,
         snapshotEveryOps: config.snapshotEveryOps,
+        keyedCacheEntries: config.keyedCacheEntries,
         journalRetain: config.journalRetain,
         replyChecks: config.replyChecks === 'on',
         upgradeFinalization: config.upgradeFinalization,

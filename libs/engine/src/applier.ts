@@ -39,6 +39,7 @@ import {
   NO_MANIFEST_DISPATCH,
   runCommandHandler,
 } from './handler-runner';
+import { KeyedStore } from './keyed';
 import { ModuleVersionUnsupportedError } from './module-version-unsupported.error';
 import { NondeterministicApplyError } from './nondeterministic-apply.error';
 import { UncheckedReplies, checkedChecksumOf, lastCheckedOp } from './reply-checks';
@@ -66,6 +67,8 @@ export interface ApplierOptions {
   readonly nodeSecret: Buffer;
   /** For entries that cannot change anything (a BOOT with unreadable settings). */
   readonly logger?: EngineLogger;
+  /** Where keyed states keep their records. Default: in memory only. */
+  readonly keyed?: KeyedStore;
 }
 
 type SessionGone = 'no-session' | 'session-too-low';
@@ -89,6 +92,8 @@ type EndingSession = Omit<EndedSession, 'reason'>;
 export class Applier {
   readonly commands: CommandRegistry;
   readonly states: StateRegistry;
+  /** The records of every keyed state: part of the state this applier holds, like the table. */
+  readonly keyed: KeyedStore;
   /**
    * Where handler crashes are reported: set by the live node while it
    * serves, unset during replay (an old crash is not news at every boot).
@@ -125,6 +130,8 @@ export class Applier {
     this.states = options.states;
     this.nodeSecret = options.nodeSecret;
     this.logger = options.logger ?? SILENT_LOGGER;
+    this.keyed = options.keyed ?? new KeyedStore(undefined);
+    this.states.bindKeyed(this.keyed);
     this.states.captureGenesis();
     this.support = {
       states: this.states.codeVersions(),
@@ -476,6 +483,7 @@ export class Applier {
       table: this.tableValue.snapshot(),
       states: this.states.snapshot(),
       manifest: this.manifestValue ? encodeManifest(this.manifestValue) : undefined,
+      keyed: this.keyed.marker(),
     });
   }
 
@@ -498,6 +506,8 @@ export class Applier {
         const verdict = unsupportedBy(manifest, this.support);
         if (verdict) throw codeMismatch(snapshot.op, verdict, `the snapshot at op ${snapshot.op}`);
       }
+      // The records first: a state moved to keyed records writes its old picture into them.
+      this.keyed.restore(snapshot.op, snapshot.keyed);
       this.states.restore(snapshot.states, snapshot.op);
       this.setManifest(manifest);
       this.unchecked.clear();
@@ -517,6 +527,7 @@ export class Applier {
 
   /** Back to the state before op 1: what a full replay starts from. */
   resetToGenesis(): void {
+    this.keyed.resetToGenesis();
     this.states.restoreGenesis();
     this.setManifest(undefined);
     this.unchecked.clear();

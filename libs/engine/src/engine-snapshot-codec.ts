@@ -1,4 +1,5 @@
 import { type EngineSettings } from './engine-settings';
+import { type KeyedStateMarker, isEmptyMarker, parseKeyedMarker } from './keyed';
 import { type StatePicture } from './state-registry';
 
 /**
@@ -30,9 +31,17 @@ export interface EngineSnapshot {
   readonly states: readonly StatePicture[];
   /** The body of the MANIFEST entry in force; undefined before any. */
   readonly manifest: Buffer | undefined;
+  /**
+   * The keyed records at `op` (digest and counts; the records are in the
+   * keyed sublevel). Undefined or empty: none, and the snapshot is written
+   * in format 2, which builds from before keyed state read.
+   */
+  readonly keyed?: KeyedStateMarker;
 }
 
 const MAGIC = 0x504e534f; // "OSNP"
+/** Format 3 adds the keyed-state marker; a snapshot without keyed records is still written in format 2. */
+const FORMAT_VERSION_KEYED = 3;
 const FORMAT_VERSION = 2;
 /** Snapshots written before state versions and manifests: every state at version 1. */
 const FORMAT_VERSION_UNVERSIONED = 1;
@@ -48,12 +57,16 @@ export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
     ([name, json, version]) => [Buffer.from(name), Buffer.from(json), version] as const,
   );
   const manifest = snapshot.manifest ?? Buffer.alloc(0);
+  const keyed = isEmptyMarker(snapshot.keyed)
+    ? undefined
+    : Buffer.from(JSON.stringify(snapshot.keyed));
   let size = 24 + 4 + settings.length + 4 + expired.length + 4 + snapshot.table.length + 4;
   for (const [name, json] of states) size += 2 + name.length + 4 + 4 + json.length;
   size += 4 + manifest.length;
+  if (keyed) size += 4 + keyed.length;
   const out = Buffer.alloc(size);
   out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt8(FORMAT_VERSION, 4);
+  out.writeUInt8(keyed ? FORMAT_VERSION_KEYED : FORMAT_VERSION, 4);
   out.writeBigUInt64LE(BigInt(snapshot.op), 8);
   out.writeBigUInt64LE(snapshot.timestamp, 16);
   let at = 24;
@@ -70,6 +83,7 @@ export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
     at = writeBlock(out, at + 4, json);
   }
   at = writeBlock(out, at, manifest);
+  if (keyed) at = writeBlock(out, at, keyed);
   if (at !== size) throw new Error(`snapshot size mismatch: wrote ${at} of ${size} bytes`);
   return out;
 }
@@ -78,10 +92,14 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
   const reader = new Reader(bytes);
   if (reader.u32() !== MAGIC) throw new SnapshotInvalidError('snapshot has a bad magic');
   const version = reader.u8();
-  if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_UNVERSIONED) {
+  if (
+    version !== FORMAT_VERSION_KEYED &&
+    version !== FORMAT_VERSION &&
+    version !== FORMAT_VERSION_UNVERSIONED
+  ) {
     throw new SnapshotInvalidError(`snapshot format ${version} is not supported`);
   }
-  const versioned = version === FORMAT_VERSION;
+  const versioned = version !== FORMAT_VERSION_UNVERSIONED;
   reader.skip(3);
   const op = Number(reader.u64());
   const timestamp = reader.u64();
@@ -103,8 +121,17 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
     const block = reader.block();
     manifest = block.length > 0 ? block : undefined;
   }
+  let keyed: KeyedStateMarker | undefined;
+  if (version === FORMAT_VERSION_KEYED) {
+    try {
+      keyed = parseKeyedMarker(reader.block().toString('utf8'));
+    } catch (error) {
+      if (error instanceof SnapshotInvalidError) throw error;
+      throw new SnapshotInvalidError('snapshot keyed-state marker is unreadable');
+    }
+  }
   if (!reader.done) throw new SnapshotInvalidError('snapshot has trailing bytes');
-  return { op, timestamp, settings, expired, table, states, manifest };
+  return { op, timestamp, settings, expired, table, states, manifest, keyed };
 }
 
 function writeBlock(out: Buffer, at: number, block: Buffer): number {

@@ -15,6 +15,7 @@ import { Applier } from './applier';
 import { admitCommand, commandBodyAtOnce } from './command-admission';
 import { type CommandBody } from './command-body';
 import { type CommandRegistry } from './command-registry';
+import { KeyedStore } from './keyed';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
 import { type BootSettlementOptions, journalAndWait, settleBootFor } from './boot-settlement';
 import { type EngineSettings } from './engine-settings';
@@ -38,6 +39,8 @@ export interface EngineOptions {
   readonly states: StateRegistry;
   /** Take a snapshot every this many applied ops (0: only at a graceful stop). Default 100000. */
   readonly snapshotEveryOps?: number;
+  /** Keyed records kept in memory beyond those changed since the last snapshot. Default: the setting's. */
+  readonly keyedCacheEntries?: number;
   readonly logger?: EngineLogger;
   /**
    * Journal a REPLY_CHECK entry with the checksums of the replies applied
@@ -102,6 +105,10 @@ export class Engine {
       states: options.states,
       nodeSecret: options.journal.nodeSecret,
       logger: this.logger,
+      keyed: new KeyedStore(
+        options.journal.keyed,
+        options.keyedCacheEntries ?? settingDefault('keyedCacheEntries'),
+      ),
     });
     this.snapshots = new SnapshotScheduler(
       this.journal,

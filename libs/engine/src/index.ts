@@ -113,3 +113,13 @@ export { NondeterministicApplyError, type ReplyDifference } from './nondetermini
 export { SnapshotsUnusableError } from './snapshots-unusable.error';
 export { StateNotProvidedError } from './state-not-provided.error';
 export { ReplyCheckInvalidError, type ReplyDigest, decodeReplyChecks } from './reply-checks';
+export {
+  KeyedMap,
+  KeyedSet,
+  KeyedState,
+  KeyedStateBehindError,
+  KeyedStore,
+  type KeyedStateMarker,
+  DEFAULT_KEYED_CACHE_ENTRIES,
+  isKeyedState,
+} from './keyed';

@@ -76,6 +76,8 @@ export interface OnceNodeOptions {
   readonly settings?: Partial<EngineSettings>;
   /** Snapshot every this many ops (0: only at graceful stop). Default: the settings table's. */
   readonly snapshotEveryOps?: number;
+  /** See the `keyedCacheEntries` setting. */
+  readonly keyedCacheEntries?: number;
   /**
    * Retention: keep the journal from the oldest of the newest this many
    * snapshots on, deleting older entries in the background (see
@@ -176,7 +178,13 @@ export function nodeEngine(
   journal: Journal,
   options: Pick<
     OnceNodeOptions,
-    'commands' | 'states' | 'retired' | 'replyChecks' | 'snapshotEveryOps' | 'logger'
+    | 'commands'
+    | 'states'
+    | 'retired'
+    | 'replyChecks'
+    | 'snapshotEveryOps'
+    | 'keyedCacheEntries'
+    | 'logger'
   >,
 ): Engine {
   return new Engine({
@@ -184,6 +192,7 @@ export function nodeEngine(
     commands: new CommandRegistry(options.commands, { retired: options.retired?.commands }),
     states: new StateRegistry(options.states, { retired: options.retired?.states }),
     snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
+    keyedCacheEntries: options.keyedCacheEntries,
     logger: options.logger,
     replyChecks: options.replyChecks,
   });

@@ -4,6 +4,12 @@ import { type EngineLogger } from './engine-logger';
 import { LogEvent } from './log-event';
 
 /**
+ * Keyed records changed since the last snapshot that make the next one come
+ * early: they are held in memory until a snapshot writes them.
+ */
+export const KEYED_CHANGES_MAX = 262_144;
+
+/**
  * When the live node writes snapshots: every `everyOps` applied ops, and on
  * demand (a graceful stop). A snapshot is captured synchronously, between two
  * applies, so it is exactly the state at one op; it is written in the
@@ -46,9 +52,17 @@ export class SnapshotScheduler {
     this.takenOp = undefined;
   }
 
-  /** Called after each group of applies: takes a snapshot when `everyOps` ops passed. */
+  /**
+   * Called after each group of applies: takes a snapshot when `everyOps` ops
+   * passed, or when keyed records waiting for one reach
+   * {@link KEYED_CHANGES_MAX} (they are held in memory until then).
+   */
   afterApply(): void {
-    if (this.everyOps > 0 && this.applier.commitOp - this.lastSnapshotOp >= this.everyOps) {
+    if (this.write) return;
+    if (
+      (this.everyOps > 0 && this.applier.commitOp - this.lastSnapshotOp >= this.everyOps) ||
+      (this.applier.keyed.persistent && this.applier.keyed.stagedCount >= KEYED_CHANGES_MAX)
+    ) {
       void this.take();
     }
   }
@@ -58,13 +72,16 @@ export class SnapshotScheduler {
     if (this.write) return this.write;
     const op = this.applier.commitOp;
     const payload = this.applier.captureSnapshot();
+    const keyed = this.applier.keyed;
+    const checkpoint = keyed.persistent ? keyed.seal() : undefined;
     this.takenOp = op;
     this.takenTimestamp = this.applier.commitTimestamp;
     const started = performance.now();
     const write = this.journal
-      .saveSnapshot(op, payload)
+      .saveSnapshot(op, payload, checkpoint)
       .then(
         () => {
+          if (checkpoint) keyed.sealedWritten();
           const elapsedMs = Math.round(performance.now() - started);
           this.logger.log(
             new LogEvent(
@@ -74,8 +91,10 @@ export class SnapshotScheduler {
             ),
           );
         },
-        (error: unknown) =>
-          this.logger.warn(`snapshot at op ${op} could not be written: ${String(error)}`),
+        (error: unknown) => {
+          if (checkpoint) keyed.sealedFailed();
+          this.logger.warn(`snapshot at op ${op} could not be written: ${String(error)}`);
+        },
       )
       .finally(() => {
         this.write = undefined;

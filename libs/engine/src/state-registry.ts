@@ -1,6 +1,7 @@
 import { type ClientId } from '@once/protocol';
 import { type ApplyContext } from './apply-context';
 import { FIRST_VERSION, isStateVersion } from './code-manifest';
+import { type KeyedStore, isKeyedState } from './keyed';
 import { type ConnectionScopedState, type ModuleState, isConnectionScoped } from './module-state';
 import { StateNotProvidedError } from './state-not-provided.error';
 
@@ -174,6 +175,13 @@ export class StateRegistry {
     for (const [name, state] of this.states) {
       const [, json, version] = given.get(name) ?? genesis.get(name)!;
       state.fromSnapshot(JSON.parse(json), version);
+    }
+  }
+
+  /** Moves every keyed state's maps into `store` (the node's keyed records). Once, before anything applies. */
+  bindKeyed(store: KeyedStore): void {
+    for (const [name, state] of this.states) {
+      if (isKeyedState(state)) state.bindKeyedStore(store, name);
     }
   }
 

@@ -53,6 +53,9 @@ export {
   type ApplyContext,
   CommandError,
   type ConnectionScopedState,
+  KeyedMap,
+  KeyedSet,
+  KeyedState,
   type ModuleState,
   SYSTEM_USER_ID,
 } from '@once/engine';

@@ -5,7 +5,7 @@ import { type JournalStoreOptions } from '@once/journal';
 
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
- * `clientsMax`, `ring`, `sessionTtlMs`, `snapshotEveryOps`, `journalRetain`) carry the names,
+ * `clientsMax`, `ring`, `sessionTtlMs`, `snapshotEveryOps`, `keyedCacheEntries`, `journalRetain`) carry the names,
  * ranges and defaults of the settings table in `@once/settings` (shown in
  * the README, "Running the service"); an option left out takes the table's
  * default.
@@ -21,6 +21,8 @@ export interface OnceModuleOptions {
   readonly sessionTtlMs?: number;
   /** Snapshot every this many ops (0: only at graceful stop). */
   readonly snapshotEveryOps?: number;
+  /** Keyed-state records kept in memory to read from (see `KeyedState`). */
+  readonly keyedCacheEntries?: number;
   /**
    * Retention: keep the journal from the oldest of the newest this many
    * snapshots on; older entries are deleted in the background (0: keep

@@ -198,6 +198,7 @@ export class OnceRuntime
         ...(this.options.sessionTtlMs !== undefined && { sessionTtlMs: this.options.sessionTtlMs }),
       },
       snapshotEveryOps: this.options.snapshotEveryOps,
+      keyedCacheEntries: this.options.keyedCacheEntries,
       journalRetain: this.options.journalRetain,
       retired: this.options.retired,
       // A verification writes nothing, reply checks included.

@@ -22,3 +22,4 @@ export { JournalFailedError } from './journal-failed.error';
 export { NodeMetaCorruptionError } from './node-meta-corruption.error';
 export { NodeSecretMismatchError } from './node-secret-mismatch.error';
 export { UnsupportedFormatError } from './unsupported-format.error';
+export { type KeyedCheckpoint, type KeyedHead, type KeyedRecordReader } from './keyed-records';

@@ -1,4 +1,5 @@
 import { type EntryDraft, type JournalEntry } from './journal-entry';
+import { type KeyedCheckpoint, type KeyedRecordReader } from './keyed-records';
 import { type SnapshotRecord } from './snapshot-codec';
 
 /**
@@ -94,10 +95,19 @@ export interface Journal {
   readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
 
   /**
+   * The keyed records of module states as the newest snapshot that carried
+   * them left them (read synchronously by the apply path). Undefined: the
+   * journal keeps no keyed records, and keyed states live in memory only.
+   */
+  readonly keyed?: KeyedRecordReader;
+
+  /**
    * Stores a snapshot of the state after applying `op` (never beyond what is
    * durable), keeping only the newest few. Resolves once it is durable.
+   * `keyed`, given only when {@link keyed} is defined: the keyed records
+   * changed since the previous snapshot, written atomically with it.
    */
-  saveSnapshot(op: number, payload: Buffer): Promise<void>;
+  saveSnapshot(op: number, payload: Buffer, keyed?: KeyedCheckpoint): Promise<void>;
 
   /** Stored snapshots, newest first; an unusable one is an error record, never a throw. */
   listSnapshots(): Promise<SnapshotRecord[]>;

@@ -19,6 +19,7 @@ import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
 import { type EnqueueOptions, type Journal } from './journal-port';
 import { upgradeFromFormat1 } from './format-upgrade';
+import { type KeyedCheckpoint, type KeyedRecordReader, KeyedRecords } from './keyed-records';
 import {
   type JournalLevel,
   type Level,
@@ -218,6 +219,7 @@ export class JournalStore implements Journal {
   readonly #journalKeyPrefix: Buffer;
   readonly #metaLevel: MetaLevel;
   readonly #snapshots: SnapshotStore;
+  readonly #keyed: KeyedRecords;
   readonly #commit: GroupCommit<JournalPut>;
   readonly #clock: () => bigint;
   #meta: NodeMeta;
@@ -244,6 +246,7 @@ export class JournalStore implements Journal {
     journal: JournalLevel;
     metaLevel: MetaLevel;
     snapshotLevel: SnapshotLevel;
+    keyed: KeyedRecords;
     nodeSecret: Buffer;
     meta: NodeMeta;
     tail: JournalTail;
@@ -257,6 +260,7 @@ export class JournalStore implements Journal {
     this.#journal = init.journal;
     this.#metaLevel = init.metaLevel;
     this.#snapshots = new SnapshotStore(init.db, init.snapshotLevel, init.snapshotsKept);
+    this.#keyed = init.keyed;
     this.#meta = init.meta;
     this.#lastOp = init.tail.lastOp;
     this.#lastTimestamp = init.tail.lastTimestamp;
@@ -335,7 +339,9 @@ export class JournalStore implements Journal {
       if (await upgradeFromFormat1(db, paths.dir)) {
         options.notice?.(`data directory ${paths.dir} upgraded to format ${FORMAT_VERSION}`);
       }
-      const { journal, meta: metaLevel, snapshot: snapshotLevel } = levelLayout(db);
+      const { journal, meta: metaLevel, snapshot: snapshotLevel, keyed: keyedLevel } =
+        levelLayout(db);
+      const keyed = await KeyedRecords.open(keyedLevel);
       const tail = await readTail(journal, clock);
       const { meta, nodeSecret } = await loadIdentity(paths, db, metaLevel, tail.lastOp > 0);
       const firstOp = await readFirstOp(metaLevel);
@@ -345,6 +351,7 @@ export class JournalStore implements Journal {
         journal,
         metaLevel,
         snapshotLevel,
+        keyed,
         nodeSecret,
         meta,
         tail,
@@ -361,6 +368,11 @@ export class JournalStore implements Journal {
       await db.close();
       throw error;
     }
+  }
+
+  /** The keyed records of module states, as the newest snapshot with keyed state left them. */
+  get keyed(): KeyedRecordReader {
+    return this.#keyed;
   }
 
   /** The meta record as last written (settings included). */
@@ -703,8 +715,12 @@ export class JournalStore implements Journal {
    * {@link durableOp}: a snapshot must never include an entry that could still
    * be lost) in one synced put, then deletes all but the newest
    * `snapshotsKept`.
+   *
+   * `keyed`: the keyed records changed since the previous snapshot, written
+   * in the same synced batch with a head naming `op`, so the records on disk
+   * are always the state of the newest snapshot that carried them.
    */
-  async saveSnapshot(op: number, payload: Buffer): Promise<void> {
+  async saveSnapshot(op: number, payload: Buffer, keyed?: KeyedCheckpoint): Promise<void> {
     if (!Number.isSafeInteger(op) || op < 0) {
       throw new RangeError(`snapshot op must be an integer >= 0: ${op}`);
     }
@@ -717,7 +733,15 @@ export class JournalStore implements Journal {
       throw new TypeError('snapshot payload must be a Buffer');
     }
     this.#assertWritable('save a snapshot');
-    await this.#track(this.#snapshots.save(op, payload));
+    if (keyed === undefined) {
+      await this.#track(this.#snapshots.save(op, payload));
+    } else {
+      await this.#track(
+        this.#snapshots.save(op, payload, (batch) => this.#keyed.fill(batch, keyed, op)),
+      );
+      this.#keyed.written({ generation: keyed.generation, op });
+      this.#deleteOldKeyedGenerations();
+    }
     if (this.#retainSnapshots > 0) this.#compactInBackground();
   }
 
@@ -772,6 +796,16 @@ export class JournalStore implements Journal {
     }
     const deleted = await deleteBelow(target, this.#firstOp);
     return { firstOp: this.#firstOp, ...deleted };
+  }
+
+  /** After a snapshot of a new keyed generation: the older ones' records go, in the background. */
+  #deleteOldKeyedGenerations(): void {
+    if (this.#closing !== undefined) return;
+    void this.#track(this.#keyed.deleteOldGenerations()).catch((error: unknown) =>
+      this.#options.notice?.(
+        `old keyed-state records could not be deleted (${error instanceof Error ? error.message : String(error)}); the next snapshot retries`,
+      ),
+    );
   }
 
   /** After a snapshot: compacts in the background, once more if a snapshot came meanwhile. */

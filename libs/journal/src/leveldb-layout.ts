@@ -6,6 +6,7 @@ type LevelFormat = string | Buffer | Uint8Array;
 export type JournalLevel = AbstractSublevel<Level, LevelFormat, Buffer, Buffer>;
 export type MetaLevel = AbstractSublevel<Level, LevelFormat, string, string>;
 export type SnapshotLevel = AbstractSublevel<Level, LevelFormat, Buffer, Buffer>;
+export type KeyedLevel = AbstractSublevel<Level, LevelFormat, Buffer, Buffer>;
 
 /**
  * Sublevel names of the data directory's LevelDB (format 2).
@@ -21,12 +22,14 @@ export type SnapshotLevel = AbstractSublevel<Level, LevelFormat, Buffer, Buffer>
  * many bytes as the journal wrote, on the disk of the journal's fsyncs. Only
  * a memtable that itself holds a snapshot or a meta write (one in several at
  * the default snapshot interval) still lands in level 0. A leading `.` sorts
- * before `j`.
+ * before `j`. The keyed records of module states (`.keyed`, format 3) are
+ * written with snapshots only, for the same reason.
  */
 export const SUBLEVEL_NAMES = Object.freeze({
   journal: 'journal',
   meta: '.meta',
   snapshot: '.snapshot',
+  keyed: '.keyed',
 });
 
 /** Format 1's names of the sublevels that {@link SUBLEVEL_NAMES} renamed. */
@@ -37,12 +40,13 @@ export interface LevelLayout {
   readonly journal: JournalLevel;
   readonly meta: MetaLevel;
   readonly snapshot: SnapshotLevel;
+  readonly keyed: KeyedLevel;
 }
 
 /** Opens the sublevels of `db` under `names` ({@link SUBLEVEL_NAMES} unless told). */
 export function levelLayout(
   db: Level,
-  names: { journal: string; meta: string; snapshot: string } = SUBLEVEL_NAMES,
+  names: { journal: string; meta: string; snapshot: string; keyed?: string } = SUBLEVEL_NAMES,
 ): LevelLayout {
   return {
     journal: db.sublevel<Buffer, Buffer>(names.journal, {
@@ -51,6 +55,10 @@ export function levelLayout(
     }),
     meta: metaSublevel(db, names.meta),
     snapshot: db.sublevel<Buffer, Buffer>(names.snapshot, {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    }),
+    keyed: db.sublevel<Buffer, Buffer>(names.keyed ?? SUBLEVEL_NAMES.keyed, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
     }),

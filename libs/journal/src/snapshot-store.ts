@@ -1,4 +1,5 @@
 import { type ClassicLevel } from 'classic-level';
+import { type NativeChainedBatch } from './keyed-records';
 import { type SnapshotLevel } from './leveldb-layout';
 import { decodeOpKey, encodeOpKey } from './op-key';
 import { decodeSnapshot, encodeSnapshot, type SnapshotRecord } from './snapshot-codec';
@@ -23,22 +24,27 @@ export class SnapshotStore {
   ) {}
 
   /**
-   * One synced put, then deletes all but the newest `keptCount` snapshots (by
-   * op). The deletes need no sync: a crash before they reach the disk leaves
-   * only an extra old snapshot behind.
+   * One synced batch (the snapshot, and whatever `fill` adds to it first:
+   * the keyed records written with it), then deletes all but the newest
+   * `keptCount` snapshots (by op). The deletes need no sync: a crash before
+   * they reach the disk leaves only an extra old snapshot behind.
    */
-  async save(op: number, payload: Uint8Array): Promise<void> {
-    await this.db.batch(
-      [
-        {
-          type: 'put',
-          sublevel: this.level,
-          key: encodeOpKey(op),
-          value: encodeSnapshot(op, payload),
-        },
-      ],
-      { sync: true },
-    );
+  async save(
+    op: number,
+    payload: Uint8Array,
+    fill?: (batch: NativeChainedBatch) => Promise<void>,
+  ): Promise<void> {
+    const batch = (this.db as unknown as { _chainedBatch(): NativeChainedBatch })._chainedBatch();
+    try {
+      if (fill !== undefined) await fill(batch);
+      batch._put(
+        Buffer.from(this.level.prefixKey(encodeOpKey(op), 'buffer', false)),
+        encodeSnapshot(op, payload),
+      );
+      await batch._write({ sync: true });
+    } finally {
+      await batch.close();
+    }
     const newestFirst = await this.level.keys({ reverse: true }).all();
     if (newestFirst.length <= this.keptCount) return;
     await this.level.batch(

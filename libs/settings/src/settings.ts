@@ -192,6 +192,20 @@ export const SETTINGS = [
     aliases: { names: ['snapshotEvery'], env: 'ONCE_SNAPSHOT_EVERY', flag: '--snapshot-every' },
   },
   {
+    name: 'keyedCacheEntries',
+    env: 'ONCE_KEYED_CACHE_ENTRIES',
+    flag: '--keyed-cache-entries',
+    argument: '<records>',
+    kind: 'integer',
+    default: 262_144,
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    unit: 'records',
+    description:
+      'keyed-state records kept in memory to read from (besides those changed since the last snapshot); the rest are read from LevelDB',
+    layer: 'engine',
+  },
+  {
     name: 'journalRetain',
     env: 'ONCE_JOURNAL_RETAIN',
     flag: '--journal-retain',

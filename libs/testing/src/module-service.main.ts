@@ -68,6 +68,7 @@ async function main(): Promise<void> {
             clientsMax: read('clientsMax'),
             sessionTtlMs: read('sessionTtlMs'),
             snapshotEveryOps: read('snapshotEveryOps'),
+            keyedCacheEntries: read('keyedCacheEntries'),
             journalRetain: read('journalRetain'),
             replyChecks: read('replyChecks') !== 'off',
             upgradeFinalization: read('upgradeFinalization') === 'hold' ? 'hold' : 'auto',

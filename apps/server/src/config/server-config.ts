@@ -27,6 +27,8 @@ export interface ServerConfig {
   /** Sessions idle longer than this (journal time) expire; 0 = never. */
   readonly sessionTtlMs: number;
   readonly snapshotEveryOps: number;
+  /** Keyed-state records kept in memory to read from. */
+  readonly keyedCacheEntries: number;
   /** Snapshots' worth of journal history kept; 0 = keep everything. */
   readonly journalRetain: number;
   /** Journal each group's reply checksums (REPLY_CHECK entries). */

@@ -1,6 +1,7 @@
-import { ReplicatedState, type ModuleState } from '@once/framework';
+import { KeyedState, ReplicatedState } from '@once/framework';
 
-interface LedgerSnapshot {
+/** The whole-object picture this state's code wrote before it kept keyed records. */
+interface WholeLedgerPicture {
   accounts: Array<[string, number]>;
   references: string[];
 }
@@ -8,20 +9,19 @@ interface LedgerSnapshot {
 /**
  * Account balances, and the references of the transfers applied so far (a
  * transfer's own idempotency key, so a doubled application could never hide).
+ *
+ * Keyed state: a ledger grows with its customers, so its records live in
+ * LevelDB and a snapshot writes only those that changed; nothing here lists
+ * accounts, which a keyed map cannot do.
  */
 @ReplicatedState('ledger')
-export class LedgerState implements ModuleState {
-  readonly accounts = new Map<string, number>();
-  readonly references = new Set<string>();
+export class LedgerState extends KeyedState {
+  readonly accounts = this.map<number>('accounts');
+  readonly references = this.set('references');
 
-  toSnapshot(): LedgerSnapshot {
-    return { accounts: [...this.accounts], references: [...this.references] };
-  }
-
-  fromSnapshot(snapshot: unknown): void {
-    const { accounts, references } = snapshot as LedgerSnapshot;
-    this.accounts.clear();
-    this.references.clear();
+  /** A snapshot from before the ledger kept keyed records: its accounts and references become records. */
+  protected override importSnapshot(snapshot: unknown): void {
+    const { accounts, references } = snapshot as WholeLedgerPicture;
     for (const [account, balance] of accounts) this.accounts.set(account, balance);
     for (const reference of references) this.references.add(reference);
   }

@@ -3,6 +3,8 @@ import {
   type EntryDraft,
   type Journal,
   type JournalEntry,
+  type KeyedCheckpoint,
+  type KeyedRecordReader,
   type JournalStore,
   type SnapshotRecord,
 } from '@once/journal';
@@ -105,8 +107,13 @@ export class ClusterJournal implements Journal {
     return this.local.readBatches(fromOp, batchSize);
   }
 
-  saveSnapshot(op: number, payload: Buffer): Promise<void> {
-    return this.local.saveSnapshot(op, payload);
+  /** The node's own keyed records: every node persists the states it applies itself. */
+  get keyed(): KeyedRecordReader {
+    return this.local.keyed;
+  }
+
+  saveSnapshot(op: number, payload: Buffer, keyed?: KeyedCheckpoint): Promise<void> {
+    return this.local.saveSnapshot(op, payload, keyed);
   }
 
   listSnapshots(): Promise<SnapshotRecord[]> {

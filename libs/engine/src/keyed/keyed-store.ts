@@ -1,0 +1,255 @@
+import { type KeyedCheckpoint, type KeyedRecordReader } from '@once/journal';
+import { type KeyedStateMarker, EMPTY_KEYED_MARKER, isEmptyMarker } from './keyed-state-marker';
+import { hashRecord } from './record-hash';
+import { KeyedStateBehindError } from './keyed-state-behind.error';
+
+/** One record as the store holds it: its value (frozen), its JSON and its hash. */
+interface StoredRecord {
+  readonly value: unknown;
+  readonly json: string;
+  readonly hashA: number;
+  readonly hashB: number;
+}
+
+/** A change waiting for the next snapshot: the new record, or null for a delete. */
+type Change = StoredRecord | null;
+
+/** Default bound of the read cache, in records (see the `keyedCacheEntries` setting). */
+export const DEFAULT_KEYED_CACHE_ENTRIES = 262_144;
+
+/**
+ * The keyed records of every keyed module state on one node: what
+ * {@link KeyedMap}s read and write.
+ *
+ * Reads are synchronous: the changes made since the last snapshot, then
+ * those being written with it, then a bounded cache of records read or
+ * written before, then LevelDB (`getSync`). Writes made by apply are kept
+ * here until the next snapshot writes them, together with the snapshot, in
+ * one synced batch ({@link seal}); nothing else writes the records, so the
+ * records on disk are always the state at the newest snapshot, and a boot
+ * restores that snapshot and replays the journal after it.
+ *
+ * Invariants:
+ * - the digest is the XOR of every live record's hash, updated by each write;
+ * - `counts` holds, per map, the number of live records (maps with none left out);
+ * - a record is read from disk only under the generation the disk's head names.
+ */
+export class KeyedStore {
+  private generation: number;
+  /** Highest generation used or found on disk: a reset takes the next. */
+  private generationMax: number;
+  private staged = new Map<string, Change>();
+  private sealed: Map<string, Change> | undefined;
+  private sealedGeneration = 0;
+  /** Clean records, least recently used first. */
+  private readonly cache = new Map<string, StoredRecord>();
+  private digestA = 0;
+  private digestB = 0;
+  private readonly counts = new Map<string, number>();
+
+  /**
+   * @param reader the data directory's keyed records; undefined: records
+   *   live in memory only (a journal without keyed records, a unit test)
+   * @param cacheEntriesMax clean records kept in memory at most
+   */
+  constructor(
+    private readonly reader: KeyedRecordReader | undefined,
+    readonly cacheEntriesMax: number = DEFAULT_KEYED_CACHE_ENTRIES,
+  ) {
+    if (!Number.isSafeInteger(cacheEntriesMax) || cacheEntriesMax < 0) {
+      throw new RangeError(`keyed cache entries must be an integer >= 0: ${cacheEntriesMax}`);
+    }
+    this.generationMax = reader?.head()?.generation ?? 0;
+    this.generation = ++this.generationMax;
+  }
+
+  /** Whether records are persisted (with snapshots) rather than kept in memory only. */
+  get persistent(): boolean {
+    return this.reader !== undefined;
+  }
+
+  /** Changes made since the last snapshot took them. */
+  get stagedCount(): number {
+    return this.staged.size;
+  }
+
+  /** Records of `map` (`state/map`). */
+  count(map: string): number {
+    return this.counts.get(map) ?? 0;
+  }
+
+  /** The value of `key` in `map`, or undefined. */
+  get(map: string, key: string): unknown {
+    return this.read(recordKey(map, key))?.value;
+  }
+
+  /** Writes `value` (JSON; stored as its JSON's copy, frozen), or deletes with undefined. */
+  set(map: string, key: string, value: unknown): void {
+    const full = recordKey(map, key);
+    const old = this.read(full);
+    let change: Change = null;
+    if (value !== undefined) {
+      const json = JSON.stringify(value);
+      if (json === undefined) {
+        throw new TypeError(`the value of "${key}" in ${map} is not JSON`);
+      }
+      if (old !== undefined && old.json === json) return;
+      const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
+      change = { value: deepFreeze(JSON.parse(json)), json, hashA, hashB };
+      this.digestA ^= hashA;
+      this.digestB ^= hashB;
+    } else if (old === undefined) {
+      return;
+    }
+    if (old !== undefined) {
+      this.digestA ^= old.hashA;
+      this.digestB ^= old.hashB;
+    }
+    const delta = (change === null ? -1 : 0) + (old === undefined ? 1 : 0);
+    if (delta !== 0) {
+      const now = this.count(map) + delta;
+      if (now === 0) this.counts.delete(map);
+      else this.counts.set(map, now);
+    }
+    this.staged.set(full, change);
+  }
+
+  /** The digest and counts a snapshot records of the records now. */
+  marker(): KeyedStateMarker {
+    if (this.counts.size === 0 && this.digestA === 0 && this.digestB === 0) {
+      return EMPTY_KEYED_MARKER;
+    }
+    return {
+      digest: hex8(this.digestA) + hex8(this.digestB),
+      counts: [...this.counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    };
+  }
+
+  /**
+   * Hands the changes made so far to a snapshot's write; reads keep seeing
+   * them until {@link sealedWritten} or {@link sealedFailed}. One at a time.
+   */
+  seal(): KeyedCheckpoint {
+    if (this.sealed !== undefined) throw new Error('invariant broken: a keyed checkpoint is already being written');
+    const sealed = this.staged;
+    this.sealed = sealed;
+    this.sealedGeneration = this.generation;
+    this.staged = new Map();
+    return { generation: this.generation, changes: encodedChanges(sealed) };
+  }
+
+  /** The sealed changes are on disk: they become clean, cached records. */
+  sealedWritten(): void {
+    const sealed = this.sealed;
+    this.sealed = undefined;
+    if (sealed === undefined || this.sealedGeneration !== this.generation) return;
+    for (const [full, change] of sealed) {
+      if (change === null) this.cache.delete(full);
+      else this.remember(full, change);
+    }
+  }
+
+  /** The sealed changes were not written: they wait for the next snapshot, under newer ones. */
+  sealedFailed(): void {
+    const sealed = this.sealed;
+    this.sealed = undefined;
+    if (sealed === undefined || this.sealedGeneration !== this.generation) return;
+    for (const [full, change] of this.staged) sealed.set(full, change);
+    this.staged = sealed;
+  }
+
+  /**
+   * Takes the records as a snapshot at `op` describes them. They are on disk
+   * when the disk's head names that op; a snapshot without records needs
+   * none. Otherwise the snapshot is older than the records on disk (or they
+   * were lost), and it cannot be restored: {@link KeyedStateBehindError}.
+   */
+  restore(op: number, marker: KeyedStateMarker | undefined): void {
+    this.forgetAll();
+    if (isEmptyMarker(marker)) {
+      this.generation = ++this.generationMax;
+      return;
+    }
+    const head = this.reader?.head();
+    if (head === undefined || head.op !== op) {
+      throw new KeyedStateBehindError(op, head?.op);
+    }
+    this.generation = head.generation;
+    this.digestA = Number.parseInt(marker!.digest.slice(0, 8), 16);
+    this.digestB = Number.parseInt(marker!.digest.slice(8), 16);
+    for (const [map, records] of marker!.counts) this.counts.set(map, records);
+  }
+
+  /** Empty, under a new generation (nothing on disk is read any more): a replay from op 1 starts here. */
+  resetToGenesis(): void {
+    this.forgetAll();
+    this.generation = ++this.generationMax;
+  }
+
+  private forgetAll(): void {
+    this.staged = new Map();
+    this.cache.clear();
+    this.counts.clear();
+    this.digestA = 0;
+    this.digestB = 0;
+  }
+
+  private read(full: string): StoredRecord | undefined {
+    const staged = this.staged.get(full);
+    if (staged !== undefined) return staged ?? undefined;
+    if (this.sealed !== undefined && this.sealedGeneration === this.generation) {
+      const sealed = this.sealed.get(full);
+      if (sealed !== undefined) return sealed ?? undefined;
+    }
+    const cached = this.cache.get(full);
+    if (cached !== undefined) {
+      this.cache.delete(full);
+      this.cache.set(full, cached);
+      return cached;
+    }
+    const reader = this.reader;
+    if (reader === undefined || reader.head()?.generation !== this.generation) return undefined;
+    const bytes = reader.get(this.generation, Buffer.from(full, 'utf8'));
+    if (bytes === undefined) return undefined;
+    const json = bytes.toString('utf8');
+    const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
+    const record: StoredRecord = { value: deepFreeze(JSON.parse(json)), json, hashA, hashB };
+    this.remember(full, record);
+    return record;
+  }
+
+  private remember(full: string, record: StoredRecord): void {
+    this.cache.delete(full);
+    if (this.cacheEntriesMax === 0) return;
+    this.cache.set(full, record);
+    if (this.cache.size > this.cacheEntriesMax) {
+      this.cache.delete(this.cache.keys().next().value as string);
+    }
+  }
+}
+
+/** A record's key in the store: its map, a NUL, its key (a map name holds no NUL). */
+function recordKey(map: string, key: string): string {
+  return `${map}\u0000${key}`;
+}
+
+function* encodedChanges(
+  changes: Map<string, Change>,
+): Generator<readonly [Buffer, Buffer | undefined]> {
+  for (const [full, change] of changes) {
+    yield [Buffer.from(full, 'utf8'), change === null ? undefined : Buffer.from(change.json, 'utf8')];
+  }
+}
+
+function hex8(value: number): string {
+  return (value >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Freezes a JSON value all the way down: a handler that changes a read value in place throws. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

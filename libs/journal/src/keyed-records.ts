@@ -1,0 +1,154 @@
+import { type KeyedLevel } from './leveldb-layout';
+
+/**
+ * Where the keyed records of a data directory end: the generation they are
+ * written under and the op of the snapshot written in the same batch.
+ *
+ * Why generations: a replay from op 1 (verification, or the fallback when
+ * the newest snapshot does not restore) must start from empty keyed state,
+ * and must do so synchronously, in the middle of a boot. It moves to a new
+ * generation, which holds no record yet, instead of deleting millions of
+ * keys first; the records of older generations are deleted in the
+ * background once a snapshot of the new one is on disk.
+ */
+export interface KeyedHead {
+  readonly generation: number;
+  readonly op: number;
+}
+
+/**
+ * The records a snapshot writes with it: those changed since the previous
+ * one, each a key (the generation is added here) and its new value, or
+ * undefined for a deleted record. Pulled lazily, a slice per event-loop turn,
+ * so encoding a large change set never holds the loop for long.
+ */
+export interface KeyedCheckpoint {
+  readonly generation: number;
+  readonly changes: Iterator<readonly [key: Buffer, value: Buffer | undefined]>;
+}
+
+/** Synchronous reads of the keyed records, for the apply path. */
+export interface KeyedRecordReader {
+  /** The head written with the newest snapshot that had keyed state; undefined before any. */
+  head(): KeyedHead | undefined;
+  /** The record `key` of `generation`, or undefined. */
+  get(generation: number, key: Buffer): Buffer | undefined;
+}
+
+/** Generation 0 is never used for records: the head lives under it. */
+const HEAD_KEY = Buffer.from([0, 0, 0, 0, 0x68, 0x65, 0x61, 0x64]); // 0000 "head"
+/** Changes encoded per event-loop turn while a checkpoint's batch is built. */
+const CHANGES_PER_TURN = 2048;
+
+/** A native chained batch, as {@link JournalStore} writes its groups with (see there). */
+export interface NativeChainedBatch {
+  _put(key: Buffer, value: Buffer): void;
+  _del(key: Buffer): void;
+  _write(options: { sync: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+function generationPrefix(generation: number): Buffer {
+  const prefix = Buffer.allocUnsafe(4);
+  prefix.writeUInt32BE(generation, 0);
+  return prefix;
+}
+
+function encodeHead(head: KeyedHead): Buffer {
+  return Buffer.from(JSON.stringify({ generation: head.generation, op: head.op }));
+}
+
+function decodeHead(value: Buffer | undefined): KeyedHead | undefined {
+  if (value === undefined) return undefined;
+  const parsed = JSON.parse(value.toString('utf8')) as Partial<KeyedHead>;
+  if (
+    !Number.isSafeInteger(parsed.generation) ||
+    (parsed.generation as number) < 1 ||
+    !Number.isSafeInteger(parsed.op) ||
+    (parsed.op as number) < 0
+  ) {
+    throw new Error('the keyed-state head record is unreadable');
+  }
+  return { generation: parsed.generation as number, op: parsed.op as number };
+}
+
+/**
+ * The keyed-state sublevel of a data directory: records under a 4-byte
+ * generation, and the head. Only snapshots write here (see
+ * {@link KeyedCheckpoint}), in the snapshot's own synced batch, so the
+ * records on disk are always exactly the state at the newest snapshot that
+ * carried keyed state.
+ */
+export class KeyedRecords implements KeyedRecordReader {
+  readonly #level: KeyedLevel;
+  /** The sublevel's prefix in the root database: checkpoint batches go through the root. */
+  readonly #prefix: Buffer;
+  #head: KeyedHead | undefined;
+  /** Lowest generation that may still hold records on disk. */
+  #oldestGeneration: number;
+
+  private constructor(level: KeyedLevel, head: KeyedHead | undefined, oldest: number) {
+    this.#level = level;
+    this.#prefix = Buffer.from(level.prefixKey(Buffer.alloc(0), 'buffer', false));
+    this.#head = head;
+    this.#oldestGeneration = oldest;
+  }
+
+  static async open(level: KeyedLevel): Promise<KeyedRecords> {
+    const head = decodeHead(await level.get(HEAD_KEY));
+    const [first] = await level.keys({ gt: HEAD_KEY, limit: 1 }).all();
+    const oldest = first === undefined ? (head?.generation ?? 1) : first.readUInt32BE(0);
+    return new KeyedRecords(level, head, oldest);
+  }
+
+  head(): KeyedHead | undefined {
+    return this.#head;
+  }
+
+  get(generation: number, key: Buffer): Buffer | undefined {
+    return this.#level.getSync(Buffer.concat([generationPrefix(generation), key]));
+  }
+
+  /**
+   * Adds `checkpoint`'s changes and its head (at `op`) to `batch`, a slice
+   * per event-loop turn. The caller writes the batch, synced, with the
+   * snapshot of `op` in it.
+   */
+  async fill(batch: NativeChainedBatch, checkpoint: KeyedCheckpoint, op: number): Promise<void> {
+    const prefix = Buffer.concat([this.#prefix, generationPrefix(checkpoint.generation)]);
+    let inTurn = 0;
+    for (let next = checkpoint.changes.next(); !next.done; next = checkpoint.changes.next()) {
+      const [key, value] = next.value;
+      const full = Buffer.concat([prefix, key]);
+      if (value === undefined) batch._del(full);
+      else batch._put(full, value);
+      if (++inTurn === CHANGES_PER_TURN) {
+        inTurn = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    batch._put(
+      Buffer.concat([this.#prefix, HEAD_KEY]),
+      encodeHead({ generation: checkpoint.generation, op }),
+    );
+  }
+
+  /** The batch `fill` added to is on disk: `head` is the records' new head. */
+  written(head: KeyedHead): void {
+    this.#head = head;
+  }
+
+  /**
+   * Deletes the records of generations below the head's, once one was
+   * written: what replays from op 1 left behind. Nothing when none may exist.
+   */
+  async deleteOldGenerations(): Promise<void> {
+    const head = this.#head;
+    if (head === undefined || this.#oldestGeneration >= head.generation) return;
+    await this.#level.clear({
+      gte: generationPrefix(Math.max(1, this.#oldestGeneration)),
+      lt: generationPrefix(head.generation),
+    });
+    this.#oldestGeneration = head.generation;
+  }
+}
