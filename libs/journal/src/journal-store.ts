@@ -339,8 +339,12 @@ export class JournalStore implements Journal {
       if (await upgradeFromFormat1(db, paths.dir)) {
         options.notice?.(`data directory ${paths.dir} upgraded to format ${FORMAT_VERSION}`);
       }
-      const { journal, meta: metaLevel, snapshot: snapshotLevel, keyed: keyedLevel } =
-        levelLayout(db);
+      const {
+        journal,
+        meta: metaLevel,
+        snapshot: snapshotLevel,
+        keyed: keyedLevel,
+      } = levelLayout(db);
       const keyed = await KeyedRecords.open(keyedLevel);
       const tail = await readTail(journal, clock);
       const { meta, nodeSecret } = await loadIdentity(paths, db, metaLevel, tail.lastOp > 0);
