@@ -1,12 +1,7 @@
 import { CommandRefusedError, type OnceClient } from '@once/sdk';
 import { type ServiceProcess, eventually } from '@once/testing';
 import { type StockLevel, type StockReserved } from '../src/inventory/inventory.controller';
-import {
-  DataDirectory,
-  INVENTORY,
-  INVENTORY_WHOLE_OBJECT,
-  deploy,
-} from './support/deployments';
+import { DataDirectory, INVENTORY, INVENTORY_WHOLE_OBJECT, deploy } from './support/deployments';
 import { ORDERS, RECEIVING, connectAs, freshSku } from './support/inventory-harness';
 
 /**
