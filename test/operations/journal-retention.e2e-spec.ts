@@ -68,8 +68,11 @@ describe('given a service retaining 2 snapshots of history, one every 40 ops', (
 
     const verified = await runServiceToExit({ ONCE_DATA_DIR: service.dataDir }, ['--verify']);
     expect(verified.code).toBe(0);
+    // The ledger's accounts are keyed records, on disk as of the newest snapshot only: an
+    // older snapshot cannot be restored, so a compacted journal verifies from the newest
+    // one (the graceful stop's, at the journal's end), and there is nothing left to replay.
     expect(verified.output).toMatch(
-      /verify: \d+ journal entries replayed from op \d+ \(after the snapshot at op \d+: the journal was compacted, op 1 is gone\), all intact; the replay at op \d+ equals the snapshot taken there/,
+      /verify: 0 journal entries replayed from op \d+ \(after the snapshot at op \d+: the journal was compacted, op 1 is gone\), all intact; no snapshot to compare with/,
     );
   });
 });
