@@ -9,7 +9,7 @@
 //   cp -a node_modules ../once-format-2/ && (cd ../once-format-2 && npm run build)
 //   node scripts/make-format-2-fixture.js ../once-format-2 libs/journal/src/__fixtures__/format-2
 //
-// What the directory holds (the tests rely on it; see format-2-fixture.md):
+// What the directory holds (the tests rely on it):
 // - before its one snapshot (written by a graceful stop): accounts alice,
 //   bob and carol opened, deposits, and a transfer with reference
 //   `rent-march`; the ledger's snapshot picture is then
