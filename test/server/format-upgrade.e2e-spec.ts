@@ -1,7 +1,9 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ClientId, randomClientId } from '@once/protocol';
+import { SUBLEVEL_NAMES } from '@once/journal';
+import { type ClientId, checksum, randomClientId } from '@once/protocol';
+import { ClassicLevel } from 'classic-level';
 import { RawClient, ServiceProcess, eventually, outcomeOf, registrationOf } from '@once/testing';
 import { runServiceToExit } from '../support/wire';
 
@@ -53,6 +55,45 @@ async function balances(service: ServiceProcess): Promise<Record<string, unknown
   }
 }
 
+/** A copy of the fixture in a new directory under `parent`; its path. */
+async function copyFixture(parent: string): Promise<string> {
+  const dataDir = join(await fs.mkdtemp(join(parent, 'copy-')), 'data');
+  await fs.cp(FIXTURE, dataDir, { recursive: true });
+  // Git keeps no file mode; the node refuses a secret others can read.
+  await fs.chmod(join(dataDir, 'node-secret'), 0o600);
+  return dataDir;
+}
+
+/**
+ * Rewrites the stored snapshot at op 19 with `edit` applied to its bytes (of
+ * the same length), its checksum made right again: a snapshot that reads
+ * well but does not hold what the journal up to it makes.
+ */
+async function alterSnapshot(dataDir: string, edit: (payload: string) => string): Promise<void> {
+  const db = new ClassicLevel<Buffer, Buffer>(join(dataDir, 'leveldb'), {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+  });
+  await db.open();
+  try {
+    const snapshots = db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    });
+    const key = Buffer.alloc(8);
+    key.writeBigUInt64BE(19n);
+    const stored = (await snapshots.get(key))!;
+    // [checksum 16][op u64 8][payload], the checksum over bytes 16..end.
+    const edited = Buffer.from(edit(stored.toString('latin1')), 'latin1');
+    expect(edited.length).toBe(stored.length);
+    expect(edited.equals(stored)).toBe(false);
+    checksum(edited.subarray(16)).copy(edited, 0);
+    await snapshots.put(key, edited);
+  } finally {
+    await db.close();
+  }
+}
+
 const balancesOf = (expected: Record<string, number>) =>
   Object.fromEntries(
     Object.entries(expected).map(([account, balance]) => [
@@ -61,6 +102,36 @@ const balancesOf = (expected: Record<string, number>) =>
     ]),
   );
 
+describe('given a copy of a format-2 data directory that no build of format 3 served yet', () => {
+  let workDir: string;
+  beforeAll(async () => {
+    workDir = await fs.mkdtemp(join(tmpdir(), 'once-format-verify-'));
+  });
+  afterAll(() => fs.rm(workDir, { recursive: true, force: true }));
+
+  it('when --verify runs, then it upgrades it and the replay from op 1 equals the whole-object snapshot the previous build took', async () => {
+    const dataDir = await copyFixture(workDir);
+
+    const verified = await runServiceToExit({ ONCE_DATA_DIR: dataDir }, ['--verify']);
+
+    expect(verified.output).toContain(`data directory ${dataDir} upgraded to format 3`);
+    expect(verified.output).toContain(
+      'verify: 27 journal entries replayed from op 1, all intact; the replay at op 19 equals the snapshot taken there',
+    );
+    expect(verified.code).toBe(0);
+  }, 120_000);
+
+  it('when its snapshot holds another balance than its journal makes and --verify runs, then the replay differs from it', async () => {
+    const dataDir = await copyFixture(workDir);
+    await alterSnapshot(dataDir, (payload) => payload.replace('["alice",70]', '["alice",71]'));
+
+    const verified = await runServiceToExit({ ONCE_DATA_DIR: dataDir }, ['--verify']);
+
+    expect(verified.output).toContain('the replay at op 19 DIFFERS FROM the snapshot taken there');
+    expect(verified.code).toBe(1);
+  }, 120_000);
+});
+
 describe('given a copy of a format-2 data directory written by the previous build', () => {
   let workDir: string;
   let dataDir: string;
@@ -68,10 +139,7 @@ describe('given a copy of a format-2 data directory written by the previous buil
 
   beforeAll(async () => {
     workDir = await fs.mkdtemp(join(tmpdir(), 'once-format-upgrade-'));
-    dataDir = join(workDir, 'data');
-    await fs.cp(FIXTURE, dataDir, { recursive: true });
-    // Git keeps no file mode; the node refuses a secret others can read.
-    await fs.chmod(join(dataDir, 'node-secret'), 0o600);
+    dataDir = await copyFixture(workDir);
   });
   afterAll(async () => {
     await service?.cleanup();
