@@ -29,7 +29,7 @@ describe('given a hybrid app whose once listener opened before module init (star
     root = await mkdtemp(join(tmpdir(), 'once-early-listener-'));
     ({ app, port } = await EarlyListenerProcess.start(join(root, 'data')));
     raw = await RawClient.connect(port);
-  });
+  }, 120_000);
   afterAll(async () => {
     raw?.destroy();
     await app?.stop();

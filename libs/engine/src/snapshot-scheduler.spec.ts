@@ -1,8 +1,9 @@
-import { type Journal } from '@once/journal';
+import { type Journal, type KeyedCheckpoint } from '@once/journal';
 import { clientIdFromBigInt } from '@once/protocol';
 import { Applier } from './applier';
 import { CommandRegistry } from './command-registry';
 import { SILENT_LOGGER } from './engine-logger';
+import { KeyedStore } from './keyed';
 import { SnapshotScheduler } from './snapshot-scheduler';
 import { StateRegistry } from './state-registry';
 import { registerDraft } from './__fixtures__/entry-drafts.fixture';
@@ -67,5 +68,37 @@ describe('SnapshotScheduler', () => {
     expect(scheduler.take()).toBe(first);
     await first;
     expect(saved).toHaveLength(1);
+  });
+
+  it('hands the keyed changes to the snapshot write, and keeps them for the next one when it fails', async () => {
+    const keyed = new KeyedStore({ head: () => undefined, get: () => undefined });
+    const applier = new Applier({
+      commands: new CommandRegistry(),
+      states: new StateRegistry(),
+      nodeSecret: Buffer.alloc(32, 1),
+      keyed,
+    });
+    keyed.set('s/m', 'a', 1);
+    const written: string[][] = [];
+    let fail = true;
+    const journal = {
+      saveSnapshot: (_op: number, _payload: Buffer, checkpoint?: KeyedCheckpoint) => {
+        const changes: string[] = [];
+        for (let next = checkpoint!.changes.next(); !next.done; next = checkpoint!.changes.next()) {
+          changes.push(`${next.value[0].toString()}=${next.value[1]?.toString() ?? '-'}`);
+        }
+        written.push(changes);
+        return fail ? Promise.reject(new Error('disk full')) : Promise.resolve();
+      },
+    } as Partial<Journal> as Journal;
+    const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER);
+    await scheduler.take();
+    keyed.set('s/m', 'b', 2);
+    expect(keyed.stagedCount).toBe(2);
+    fail = false;
+    await scheduler.take();
+    expect(written).toEqual([['s/m\u0000a=1'], ['s/m\u0000a=1', 's/m\u0000b=2']]);
+    expect(keyed.stagedCount).toBe(0);
+    expect(keyed.get('s/m', 'a')).toBe(1);
   });
 });

@@ -746,7 +746,9 @@ export class JournalStore implements Journal {
       await this.#track(this.#snapshots.save(op, payload));
     } else {
       await this.#track(
-        this.#snapshots.save(op, payload, (batch) => this.#keyed.fill(batch, keyed, op)),
+        this.#snapshots.save(op, payload, (batch, encoded) =>
+          this.#keyed.fill(batch, keyed, op, encoded),
+        ),
       );
       this.#keyed.written({ generation: keyed.generation, op });
       this.#deleteOldKeyedGenerations();
@@ -848,9 +850,11 @@ export class JournalStore implements Journal {
   }
 
   /** Stored snapshots, newest first; unusable ones as error records, never a throw. */
-  listSnapshots(): Promise<SnapshotRecord[]> {
+  async listSnapshots(): Promise<SnapshotRecord[]> {
     this.#assertOpen('list snapshots');
-    return this.#snapshots.list();
+    return this.#keyed.mendNewest(await this.#snapshots.list(), (damaged) =>
+      this.#options.notice?.(`${damaged}; the copy written with the keyed records is used`),
+    );
   }
 
   /** Replaces `meta.settings` with (a JSON copy of) `settings`, synced. */

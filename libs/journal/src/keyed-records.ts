@@ -1,4 +1,5 @@
 import { type KeyedLevel } from './leveldb-layout';
+import { type SnapshotRecord, decodeSnapshot } from './snapshot-codec';
 
 /**
  * Where the keyed records of a data directory end: the generation they are
@@ -35,8 +36,9 @@ export interface KeyedRecordReader {
   get(generation: number, key: Buffer): Buffer | undefined;
 }
 
-/** Generation 0 is never used for records: the head lives under it. */
+/** Generation 0 is never used for records: the head and the snapshot's copy live under it. */
 const HEAD_KEY = Buffer.from([0, 0, 0, 0, 0x68, 0x65, 0x61, 0x64]); // 0000 "head"
+const COPY_KEY = Buffer.from([0, 0, 0, 0, 0x73, 0x6e, 0x61, 0x70]); // 0000 "snap"
 /** Changes encoded per event-loop turn while a checkpoint's batch is built. */
 const CHANGES_PER_TURN = 2048;
 
@@ -110,11 +112,22 @@ export class KeyedRecords implements KeyedRecordReader {
   }
 
   /**
-   * Adds `checkpoint`'s changes and its head (at `op`) to `batch`, a slice
-   * per event-loop turn. The caller writes the batch, synced, with the
-   * snapshot of `op` in it.
+   * Adds `checkpoint`'s changes, its head (at `op`) and a copy of the
+   * snapshot (`encodedSnapshot`, as the snapshot sublevel stores it) to
+   * `batch`, a slice per event-loop turn. The caller writes the batch,
+   * synced, with the snapshot of `op` in it.
+   *
+   * Why a copy: the records on disk are those of this snapshot only, so an
+   * older snapshot cannot stand in for it; were it damaged, the boot would
+   * have to replay from op 1 (or, on a compacted journal, could not boot).
+   * The copy is checked by the same checksum.
    */
-  async fill(batch: NativeChainedBatch, checkpoint: KeyedCheckpoint, op: number): Promise<void> {
+  async fill(
+    batch: NativeChainedBatch,
+    checkpoint: KeyedCheckpoint,
+    op: number,
+    encodedSnapshot: Buffer,
+  ): Promise<void> {
     const prefix = Buffer.concat([this.#prefix, generationPrefix(checkpoint.generation)]);
     let inTurn = 0;
     for (let next = checkpoint.changes.next(); !next.done; next = checkpoint.changes.next()) {
@@ -131,6 +144,30 @@ export class KeyedRecords implements KeyedRecordReader {
       Buffer.concat([this.#prefix, HEAD_KEY]),
       encodeHead({ generation: checkpoint.generation, op }),
     );
+    batch._put(Buffer.concat([this.#prefix, COPY_KEY]), encodedSnapshot);
+  }
+
+  /**
+   * `records` (newest first, as the snapshot store lists them) with the
+   * snapshot the records' head names replaced by its copy when it is an
+   * error record and the copy verifies; `mended` is told of each such case.
+   */
+  async mendNewest(
+    records: SnapshotRecord[],
+    mended: (damaged: string) => void,
+  ): Promise<SnapshotRecord[]> {
+    const head = this.#head;
+    if (head === undefined) return records;
+    const index = records.findIndex((record) => record.op === head.op);
+    if (index < 0 || !('error' in records[index])) return records;
+    const copy = await this.#level.get(COPY_KEY);
+    if (copy === undefined) return records;
+    const decoded = decodeSnapshot(head.op, copy);
+    if ('error' in decoded) return records;
+    mended((records[index] as { error: string }).error);
+    const out = [...records];
+    out[index] = decoded;
+    return out;
   }
 
   /** The batch `fill` added to is on disk: `head` is the records' new head. */

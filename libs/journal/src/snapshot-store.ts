@@ -32,15 +32,13 @@ export class SnapshotStore {
   async save(
     op: number,
     payload: Uint8Array,
-    fill?: (batch: NativeChainedBatch) => Promise<void>,
+    fill?: (batch: NativeChainedBatch, encoded: Buffer) => Promise<void>,
   ): Promise<void> {
     const batch = (this.db as unknown as { _chainedBatch(): NativeChainedBatch })._chainedBatch();
     try {
-      if (fill !== undefined) await fill(batch);
-      batch._put(
-        Buffer.from(this.level.prefixKey(encodeOpKey(op), 'buffer', false)),
-        encodeSnapshot(op, payload),
-      );
+      const encoded = encodeSnapshot(op, payload);
+      if (fill !== undefined) await fill(batch, encoded);
+      batch._put(Buffer.from(this.level.prefixKey(encodeOpKey(op), 'buffer', false)), encoded);
       await batch._write({ sync: true });
     } finally {
       await batch.close();

@@ -56,7 +56,8 @@ export class EarlyListenerProcess {
       },
     );
     const app = new EarlyListenerProcess(child);
-    const port = await app.reported('listening', 'the once listener to open');
+    // The app is compiled as it loads (ts-node style): on a loaded machine that alone takes tens of seconds.
+    const port = await app.reported('listening', 'the once listener to open', 90_000);
     return { app, port: port as number };
   }
 

@@ -16,6 +16,12 @@ export function opKey(op: number): Buffer {
   return key;
 }
 
+/**
+ * The key, in the `keyed` sublevel, of the copy of the snapshot its records
+ * belong to (generation 0, "snap").
+ */
+export const KEYED_SNAPSHOT_COPY_KEY = Buffer.from([0, 0, 0, 0, 0x73, 0x6e, 0x61, 0x70]);
+
 /** The op of a key of the `journal` or `snapshot` sublevel. */
 export function opOfKey(key: Buffer): number {
   return Number(key.readBigUInt64BE(0));
@@ -26,6 +32,7 @@ function openSublevels(db: ClassicLevel<Buffer, Buffer>) {
   return {
     journal: db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.journal, options),
     snapshot: db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, options),
+    keyed: db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.keyed, options),
   };
 }
 

@@ -25,6 +25,7 @@ describe('server settings', () => {
       ring: 8,
       frameBytesMax: 1024 * 1024,
       snapshotEveryOps: 100_000,
+      keyedCacheEntries: 262_144,
       journalRetain: 0,
       replyChecks: 'on',
       upgradeFinalization: 'auto',

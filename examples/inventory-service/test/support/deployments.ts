@@ -38,6 +38,11 @@ export const INVENTORY_V2: ModuleSpec = {
   path: join(__dirname, 'inventory-v2.module.ts'),
   export: 'InventoryV2Module',
 };
+/** The inventory of the release before keyed state: its state a whole-object `ModuleState` (see inventory-whole-object.module.ts). */
+export const INVENTORY_WHOLE_OBJECT: ModuleSpec = {
+  path: join(__dirname, 'inventory-whole-object.module.ts'),
+  export: 'WholeObjectInventoryModule',
+};
 /** A module added in a later release: the state `audit` (see audit.module.ts). */
 export const AUDIT: ModuleSpec = {
   path: join(__dirname, 'audit.module.ts'),

@@ -63,7 +63,11 @@ export function registerMaintenance(
         const op = engine.commitOp;
         const written = op > 0 && verification.snapshotOp !== op;
         const payload = engine.captureSnapshot();
-        if (written) await journal.saveSnapshot(op, payload);
+        // The replay rebuilt the keyed records in a new generation, in memory: they go with it.
+        const keyed = engine.applier.keyed;
+        if (written) {
+          await journal.saveSnapshot(op, payload, keyed.persistent ? keyed.seal() : undefined);
+        }
         const result = { op, bytes: payload.length, written };
         out.result(result, () => [
           op === 0

@@ -54,6 +54,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
       c: client,
       pattern: fc.constantFrom(
         'kv.put',
+        'keyed.put',
+        'keyed.delete',
         'kv.sealed',
         'kv.refuse',
         'member.join',

@@ -3,6 +3,7 @@ import { type ClientId } from '@once/protocol';
 import { type ApplyContext } from '../apply-context';
 import { CommandError } from '../command.error';
 import { type CommandHandler } from '../command-handler';
+import { KeyedState } from '../keyed';
 import { type ConnectionScopedState, type ModuleState } from '../module-state';
 
 /** A key-value map: the simplest deterministic module. */
@@ -15,6 +16,12 @@ export class KvState implements ModuleState {
     this.map.clear();
     for (const [key, value] of snapshot as Array<[string, string]>) this.map.set(key, value);
   }
+}
+
+/** Keyed records: the state API whose contents live in the data directory's LevelDB. */
+export class KeyedKvState extends KeyedState {
+  readonly items = this.map<{ value: string; writes: number }>('items');
+  readonly seen = this.set('seen');
 }
 
 /** Members that belong to a live connection (released by the engine). */
@@ -38,6 +45,7 @@ export class MembershipState implements ConnectionScopedState {
 export interface SampleModules {
   readonly kv: KvState;
   readonly membership: MembershipState;
+  readonly keyed: KeyedKvState;
   readonly commands: CommandHandler[];
   readonly states: Array<[string, ModuleState]>;
 }
@@ -51,7 +59,25 @@ export interface SampleModules {
 export function sampleModules(): SampleModules {
   const kv = new KvState();
   const membership = new MembershipState();
+  const keyed = new KeyedKvState();
   const commands: CommandHandler[] = [
+    {
+      pattern: 'keyed.put',
+      apply(data) {
+        const { key, value } = data as { key: string; value: string };
+        const previous = keyed.items.get(key);
+        keyed.items.set(key, { value, writes: (previous?.writes ?? 0) + 1 });
+        keyed.seen.add(value);
+        return { previous: previous ?? null, size: keyed.items.size, seen: keyed.seen.size };
+      },
+    },
+    {
+      pattern: 'keyed.delete',
+      apply(data) {
+        const { key } = data as { key: string };
+        return { deleted: keyed.items.delete(key), size: keyed.items.size };
+      },
+    },
     {
       pattern: 'kv.put',
       apply(data) {
@@ -106,8 +132,10 @@ export function sampleModules(): SampleModules {
   return {
     kv,
     membership,
+    keyed,
     commands,
     states: [
+      ['keyed', keyed],
       ['kv', kv],
       ['membership', membership],
     ],

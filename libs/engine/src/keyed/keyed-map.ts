@@ -66,16 +66,15 @@ export class KeyedMap<V> {
   }
 
   /**
-   * Moves the map into `store` under `state`. Called once, by the engine,
-   * when it registers the state; a map written to before is refused, since
-   * what it held would not be part of the node's state.
+   * Moves the map into `store` under `state`. Called by the engine when it
+   * registers the state (again, for a new engine over the same provider: the
+   * new engine's store wins). A map written to before it was first
+   * registered is refused, since what it held would not be part of the
+   * node's state.
    * @internal
    */
   bindTo(store: KeyedStore, state: string): void {
-    if (this.binding.bound) {
-      throw new Error(`the keyed map "${this.name}" of state "${state}" is registered twice`);
-    }
-    if (this.binding.store.count(this.binding.name) > 0) {
+    if (!this.binding.bound && this.binding.store.count(this.binding.name) > 0) {
       throw new Error(
         `the keyed map "${this.name}" of state "${state}" was written before its state was registered`,
       );

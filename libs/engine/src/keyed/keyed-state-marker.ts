@@ -13,7 +13,7 @@ export interface KeyedStateMarker {
 
 export const EMPTY_KEYED_MARKER: KeyedStateMarker = Object.freeze({
   digest: '0000000000000000',
-  counts: Object.freeze([]) as KeyedStateMarker['counts'],
+  counts: Object.freeze([]),
 });
 
 /** Whether `marker` describes no record at all. */

@@ -130,7 +130,8 @@ export class KeyedStore {
    * them until {@link sealedWritten} or {@link sealedFailed}. One at a time.
    */
   seal(): KeyedCheckpoint {
-    if (this.sealed !== undefined) throw new Error('invariant broken: a keyed checkpoint is already being written');
+    if (this.sealed !== undefined)
+      throw new Error('invariant broken: a keyed checkpoint is already being written');
     const sealed = this.staged;
     this.sealed = sealed;
     this.sealedGeneration = this.generation;
@@ -237,7 +238,10 @@ function* encodedChanges(
   changes: Map<string, Change>,
 ): Generator<readonly [Buffer, Buffer | undefined]> {
   for (const [full, change] of changes) {
-    yield [Buffer.from(full, 'utf8'), change === null ? undefined : Buffer.from(change.json, 'utf8')];
+    yield [
+      Buffer.from(full, 'utf8'),
+      change === null ? undefined : Buffer.from(change.json, 'utf8'),
+    ];
   }
 }
 
