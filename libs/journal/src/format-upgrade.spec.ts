@@ -14,10 +14,38 @@ import { FORMAT_VERSION } from './node-meta';
  * the journal's below them, and a directory written by format 1 (the
  * `__fixtures__/format-1` directory, written by the last build of format 1:
  * ops 30..40 after a compaction, snapshots at 20 and 30, settings written)
- * is upgraded in place when opened.
+ * is upgraded in place when opened. Format 3 adds the keyed records; a
+ * directory written by format 2 (`__fixtures__/format-2`, written by the
+ * reference service of the last build of format 2, see
+ * scripts/make-format-2-fixture.js: ops 1..27, its one snapshot at op 19)
+ * is upgraded by rewriting its meta record alone.
  */
 
 const FIXTURE = join(__dirname, '__fixtures__', 'format-1');
+const FORMAT_2_FIXTURE = join(__dirname, '__fixtures__', 'format-2');
+
+/** A copy of a committed fixture at `dir` (git keeps no file mode: the secret's is restored). */
+async function copyFixture(fixture: string, dir: string): Promise<void> {
+  await fs.cp(fixture, dir, { recursive: true });
+  await fs.chmod(join(dir, 'node-secret'), 0o600);
+}
+
+/** Every raw row of a closed directory's LevelDB, keys and values in latin1, in LevelDB's order. */
+async function rawRows(dir: string): Promise<Array<[string, string]>> {
+  const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+  });
+  await db.open();
+  try {
+    const rows = await db.iterator().all();
+    return rows.map(([key, value]) => [key.toString('latin1'), value.toString('latin1')]);
+  } finally {
+    await db.close();
+  }
+}
+
+const META_ROW = `!${SUBLEVEL_NAMES.meta}!meta`;
 
 /** Every raw key of a closed directory's LevelDB, in LevelDB's order. */
 async function rawKeys(dir: string): Promise<Buffer[]> {
@@ -60,14 +88,16 @@ describe('data directory format', () => {
   });
 
   it('given a format-1 directory, when opened, then it is upgraded with its identity, settings, snapshots and history', async () => {
-    await fs.cp(FIXTURE, dir, { recursive: true });
-    await fs.chmod(join(dir, 'node-secret'), 0o600);
+    await copyFixture(FIXTURE, dir);
     const notices: string[] = [];
 
     store = await JournalStore.open(dir, { notice: (message) => notices.push(message) });
 
-    expect(notices).toEqual([`data directory ${dir} upgraded to format ${FORMAT_VERSION}`]);
-    expect(store.meta).toMatchObject({ formatVersion: 2, settings: { fixture: 'format-1' } });
+    expect(notices).toEqual([
+      `data directory ${dir} upgraded to format 2`,
+      `data directory ${dir} upgraded to format ${FORMAT_VERSION}`,
+    ]);
+    expect(store.meta).toMatchObject({ formatVersion: 3, settings: { fixture: 'format-1' } });
     expect(store.meta.secretFingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(store.firstOp).toBe(30);
     expect(store.lastOp).toBe(40);
@@ -95,6 +125,83 @@ describe('data directory format', () => {
     expect(reopenNotices).toEqual([]);
     expect(store.meta.settings).toEqual({ fixture: 'format-1' });
     expect(store.lastOp).toBe(41);
+  });
+
+  it('given a format-2 directory of the reference service, when opened, then only its meta record changes, to format 3, and its identity, settings, snapshot and history read as before', async () => {
+    await copyFixture(FORMAT_2_FIXTURE, dir);
+    const before = await rawRows(dir);
+    const metaBefore = JSON.parse(before.find(([key]) => key === META_ROW)![1]);
+    expect(metaBefore.formatVersion).toBe(2);
+    const notices: string[] = [];
+
+    store = await JournalStore.open(dir, { notice: (message) => notices.push(message) });
+
+    expect(FORMAT_VERSION).toBe(3);
+    expect(notices).toEqual([`data directory ${dir} upgraded to format 3`]);
+    expect(store.meta).toEqual({ ...metaBefore, formatVersion: 3 });
+    expect(store.keyed.head()).toBeUndefined();
+    expect(store.firstOp).toBe(1);
+    expect(store.lastOp).toBe(27);
+    expect((await store.listSnapshots()).map((record) => record.op)).toEqual([19]);
+    expect((await readAll(store)).map((entry) => entry.op)).toEqual(
+      Array.from({ length: 27 }, (_, i) => i + 1),
+    );
+    await store.close();
+    store = undefined;
+
+    const after = await rawRows(dir);
+    expect(after.map(([key]) => key)).toEqual(before.map(([key]) => key));
+    expect(after.filter(([key]) => key !== META_ROW)).toEqual(
+      before.filter(([key]) => key !== META_ROW),
+    );
+    expect(JSON.parse(after.find(([key]) => key === META_ROW)![1])).toEqual({
+      ...metaBefore,
+      formatVersion: 3,
+    });
+  });
+
+  it('given a format-2 directory upgraded once, when opened again, then it is not upgraded again and opens unchanged', async () => {
+    await copyFixture(FORMAT_2_FIXTURE, dir);
+    store = await JournalStore.open(dir);
+    await store.close();
+    store = undefined;
+    const upgraded = await rawRows(dir);
+    const notices: string[] = [];
+
+    store = await JournalStore.open(dir, { notice: (message) => notices.push(message) });
+    expect(notices).toEqual([]);
+    expect(store.meta.formatVersion).toBe(3);
+    expect(store.lastOp).toBe(27);
+    await store.close();
+    store = undefined;
+
+    expect(await rawRows(dir)).toEqual(upgraded);
+  });
+
+  it('given a format-2 directory that holds keyed records, when opened, then it is refused and left in format 2', async () => {
+    await copyFixture(FORMAT_2_FIXTURE, dir);
+    const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    });
+    await db.open();
+    await db
+      .sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.keyed, {
+        keyEncoding: 'buffer',
+        valueEncoding: 'buffer',
+      })
+      .put(
+        Buffer.concat([Buffer.from([0, 0, 0, 1]), Buffer.from('ledger/accounts\u0000alice')]),
+        Buffer.from('90'),
+      );
+    await db.close();
+    const before = await rawRows(dir);
+
+    await expect(JournalStore.open(dir)).rejects.toMatchObject({
+      code: 'META_CORRUPT',
+      message: expect.stringContaining('holds keyed records of format 3') as unknown,
+    });
+    expect(await rawRows(dir)).toEqual(before);
   });
 
   it('given a directory upgraded and then written by a build of format 1, when opened, then it is refused', async () => {

@@ -4,7 +4,7 @@ import {
   metaSublevel,
   SUBLEVEL_NAMES,
 } from './leveldb-layout';
-import { FORMAT_VERSION, META_KEY, parseNodeMeta, serializeNodeMeta } from './node-meta';
+import { META_KEY, parseNodeMeta, serializeNodeMeta } from './node-meta';
 import { NodeMetaCorruptionError } from './node-meta-corruption.error';
 
 /** A put or a delete of the upgrade's one batch, on the root database (prefixed keys). */
@@ -42,7 +42,8 @@ function afterPrefix(name: string): Buffer {
  *
  * Returns whether it upgraded. Refuses a directory with both meta records: a
  * build of format 1 wrote to it after its upgrade, and which history is right
- * cannot be told.
+ * cannot be told. A directory this leaves in format 2 goes on to
+ * {@link upgradeFromFormat2}.
  */
 export async function upgradeFromFormat1(db: Level, dir: string): Promise<boolean> {
   const legacyMeta = await metaSublevel(db, FORMAT_1_SUBLEVEL_NAMES.meta).get(META_KEY);
@@ -55,10 +56,7 @@ export async function upgradeFromFormat1(db: Level, dir: string): Promise<boolea
   }
   const meta = parseNodeMeta(dir, legacyMeta, 1);
   const metaKey = Buffer.concat([prefixOf(SUBLEVEL_NAMES.meta), Buffer.from(META_KEY, 'utf8')]);
-  const upgradedMeta = Buffer.from(
-    serializeNodeMeta({ ...meta, formatVersion: FORMAT_VERSION }),
-    'utf8',
-  );
+  const upgradedMeta = Buffer.from(serializeNodeMeta({ ...meta, formatVersion: 2 }), 'utf8');
   const operations: RootOperation[] = [];
   for (const [from, to] of [
     [FORMAT_1_SUBLEVEL_NAMES.meta, SUBLEVEL_NAMES.meta],
@@ -79,4 +77,72 @@ export async function upgradeFromFormat1(db: Level, dir: string): Promise<boolea
     afterPrefix(FORMAT_1_SUBLEVEL_NAMES.snapshot),
   );
   return true;
+}
+
+/**
+ * Upgrades a format-2 data directory to format 3, in place, when `db` is one:
+ * checks that nothing is stored under the keyed-state sublevel yet, then
+ * rewrites the meta record with format version 3, synced. Nothing else moves.
+ *
+ * Why a new format although no key moves: format 3 adds what later writes
+ * put in the directory, the keyed records of module states (`.keyed`) and
+ * engine snapshots that carry a keyed-state marker (engine-snapshot format
+ * 3). A build of format 2 would skip such snapshots as unreadable and boot
+ * from an older one or from op 1, without the records: with the version in
+ * the meta record it refuses the directory instead (`UNSUPPORTED_FORMAT`).
+ * What format 2 holds, this build reads as it is: the journal, and snapshots
+ * whose whole-object pictures a state that moved to keyed records imports
+ * (`KeyedState.importSnapshot`), written as records by the first snapshot
+ * after the upgrade.
+ *
+ * Crash-safe: the check only reads, and the meta record is the one write, a
+ * single synced put. A crash before it leaves the format-2 directory as it
+ * was, upgraded again at the next open; after it, a format-3 directory,
+ * opened as such. No state between exists.
+ *
+ * Returns whether it upgraded: false for a directory without a meta record
+ * (new, or refused later as corrupt) or whose record is not of format 2 (it is
+ * read, and refused if need be, by the caller). Refuses a format-2 directory
+ * that already holds keyed records: only a build that kept keyed state
+ * without this format's version writes them, and whether its snapshots, its
+ * records and a format-2 build's later writes still agree cannot be told.
+ */
+export async function upgradeFromFormat2(db: Level, dir: string): Promise<boolean> {
+  const metaLevel = metaSublevel(db);
+  const stored = await metaLevel.get(META_KEY);
+  if (stored === undefined || formatVersionOf(stored) !== 2) return false;
+  const meta = parseNodeMeta(dir, stored, 2);
+  const [keyed] = await db
+    .keys({ gte: prefixOf(SUBLEVEL_NAMES.keyed), lt: afterPrefix(SUBLEVEL_NAMES.keyed), limit: 1 })
+    .all();
+  if (keyed !== undefined) {
+    throw new NodeMetaCorruptionError(
+      dir,
+      'it says format 2, but the directory holds keyed records of format 3: a build that kept keyed state without format 3 wrote to it',
+    );
+  }
+  await db.batch(
+    [
+      {
+        type: 'put',
+        sublevel: metaLevel,
+        key: META_KEY,
+        value: serializeNodeMeta({ ...meta, formatVersion: 3 }),
+      },
+    ],
+    { sync: true },
+  );
+  return true;
+}
+
+/** The `formatVersion` of a stored meta record, or undefined when it cannot be read. */
+function formatVersionOf(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null
+      ? (value as { formatVersion?: unknown }).formatVersion
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -18,7 +18,7 @@ import { JournalClosedError } from './journal-closed.error';
 import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
 import { type EnqueueOptions, type Journal } from './journal-port';
-import { upgradeFromFormat1 } from './format-upgrade';
+import { upgradeFromFormat1, upgradeFromFormat2 } from './format-upgrade';
 import { type KeyedCheckpoint, type KeyedRecordReader, KeyedRecords } from './keyed-records';
 import {
   type JournalLevel,
@@ -336,7 +336,12 @@ export class JournalStore implements Journal {
     // From here on we hold the LevelDB lock: no other store touches the
     // directory, which is what makes creating the secret race-free.
     try {
+      // One step at a time, each crash-safe on its own: a crash between two
+      // leaves a directory of the format in between, upgraded on from there.
       if (await upgradeFromFormat1(db, paths.dir)) {
+        options.notice?.(`data directory ${paths.dir} upgraded to format 2`);
+      }
+      if (await upgradeFromFormat2(db, paths.dir)) {
         options.notice?.(`data directory ${paths.dir} upgraded to format ${FORMAT_VERSION}`);
       }
       const {

@@ -4,10 +4,13 @@ import { UnsupportedFormatError } from './unsupported-format.error';
 
 /**
  * The on-disk format this build writes and reads. 2: the meta and snapshot
- * sublevels sort before the journal's keys (see `SUBLEVEL_NAMES`); a format-1
- * directory is upgraded when opened (see `upgradeFromFormat1`).
+ * sublevels sort before the journal's keys (see `SUBLEVEL_NAMES`). 3: the
+ * keyed records of module states (`.keyed`) and engine snapshots that carry
+ * their marker may be present, which a build of format 2 cannot read. A
+ * format-1 or format-2 directory is upgraded when opened (see
+ * `upgradeFromFormat1` and `upgradeFromFormat2`).
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 /** The meta sublevel's key of the identity record. */
 export const META_KEY = 'meta';
