@@ -447,6 +447,36 @@ describe('Engine (the apply path)', () => {
     return { progress, warnings };
   }
 
+  it('restores a corrupt snapshot from the copy kept with the keyed records, and says so', async () => {
+    await register(ALICE);
+    await command(ALICE, 'keyed.put', { key: 'a', value: '1' });
+    await test.engine.takeSnapshot();
+    const snapshotOp = test.engine.commitOp;
+    await test.node.stop({ snapshot: false });
+    const before = test.engine.captureSnapshot();
+    const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    });
+    const snapshots = db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+    });
+    for await (const [key, value] of snapshots.iterator()) {
+      const broken = Buffer.from(value);
+      broken[broken.length - 1] ^= 0xff;
+      await snapshots.put(key, broken);
+    }
+    await db.close();
+
+    const { progress, warnings } = await reopenCollectingWarnings();
+    expect(progress).toMatchObject({ done: true, snapshotOp });
+    expect(warnings).toContain(
+      `snapshot at op ${snapshotOp} is corrupt: checksum mismatch; the copy written with the keyed records is used`,
+    );
+    expect(test.engine.captureSnapshot().equals(before)).toBe(true);
+  });
+
   it('falls back to a full replay when the stored snapshot is corrupt', async () => {
     await register(ALICE);
     await command(ALICE, 'kv.put', { key: 'a', value: '1' });
@@ -467,6 +497,13 @@ describe('Engine (the apply path)', () => {
       broken[broken.length - 1] ^= 0xff;
       await snapshots.put(key, broken);
     }
+    // The copy a snapshot with keyed records keeps beside them goes too.
+    await db
+      .sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.keyed, {
+        keyEncoding: 'buffer',
+        valueEncoding: 'buffer',
+      })
+      .del(Buffer.from('00000000736e6170', 'hex'));
     await db.close();
 
     const { progress, warnings } = await reopenCollectingWarnings();

@@ -3,7 +3,7 @@ import { clientIdFromBigInt } from '@once/protocol';
 import { Applier } from './applier';
 import { CommandRegistry } from './command-registry';
 import { SILENT_LOGGER } from './engine-logger';
-import { KeyedStore } from './keyed';
+import { KeyedState, KeyedStore } from './keyed';
 import { SnapshotScheduler } from './snapshot-scheduler';
 import { StateRegistry } from './state-registry';
 import { registerDraft } from './__fixtures__/entry-drafts.fixture';
@@ -71,14 +71,18 @@ describe('SnapshotScheduler', () => {
   });
 
   it('hands the keyed changes to the snapshot write, and keeps them for the next one when it fails', async () => {
+    class Records extends KeyedState {
+      readonly m = this.map<number>('m');
+    }
+    const records = new Records();
     const keyed = new KeyedStore({ head: () => undefined, get: () => undefined });
     const applier = new Applier({
       commands: new CommandRegistry(),
-      states: new StateRegistry(),
+      states: new StateRegistry([['s', records]]),
       nodeSecret: Buffer.alloc(32, 1),
       keyed,
     });
-    keyed.set('s/m', 'a', 1);
+    records.m.set('a', 1);
     const written: string[][] = [];
     let fail = true;
     const journal = {
@@ -93,7 +97,7 @@ describe('SnapshotScheduler', () => {
     } as Partial<Journal> as Journal;
     const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER);
     await scheduler.take();
-    keyed.set('s/m', 'b', 2);
+    records.m.set('b', 2);
     expect(keyed.stagedCount).toBe(2);
     fail = false;
     await scheduler.take();

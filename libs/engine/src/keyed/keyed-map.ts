@@ -81,6 +81,7 @@ export class KeyedMap<V> {
     }
     this.binding.store = store;
     this.binding.name = `${state}/${this.name}`;
+    store.noteMapBound();
     this.binding.bound = true;
   }
 }

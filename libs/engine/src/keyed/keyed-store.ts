@@ -46,6 +46,8 @@ export class KeyedStore {
   private digestA = 0;
   private digestB = 0;
   private readonly counts = new Map<string, number>();
+  /** Keyed maps bound to this store: none, and snapshots carry no records (nor their copy). */
+  private mapsBound = 0;
 
   /**
    * @param reader the data directory's keyed records; undefined: records
@@ -63,9 +65,18 @@ export class KeyedStore {
     this.generation = ++this.generationMax;
   }
 
-  /** Whether records are persisted (with snapshots) rather than kept in memory only. */
+  /**
+   * Whether snapshots write records: the store reads a data directory and
+   * some keyed state uses it. An application without keyed state writes its
+   * snapshots as before, without a head or a copy.
+   */
   get persistent(): boolean {
-    return this.reader !== undefined;
+    return this.reader !== undefined && this.mapsBound > 0;
+  }
+
+  /** A keyed map now reads and writes here. @internal */
+  noteMapBound(): void {
+    this.mapsBound++;
   }
 
   /** Changes made since the last snapshot took them. */
