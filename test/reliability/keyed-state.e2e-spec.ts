@@ -1,0 +1,250 @@
+import { OnceClient } from '@once/sdk';
+import { type ServiceProcess, eventually } from '@once/testing';
+import {
+  type KeyedDataDir,
+  expectRecordsMatchSnapshot,
+  ledgerAccounts,
+  ledgerReferences,
+  readKeyedDataDir,
+} from '../support/keyed-data-dir';
+import { LedgerWorkload, between, runSeed, seededRandom } from '../support/ledger-workload';
+import { ADMIN_PASSWORD, runServiceToExit, startService } from '../support/wire';
+import { opKey, readAll, withLevel } from './support/data-dir';
+
+jest.setTimeout(600_000);
+
+/**
+ * Keyed state (the ledger's accounts and transfer references live in the
+ * data directory's LevelDB and are written only with snapshots) against
+ * crashes and damaged snapshots, through the built reference service.
+ */
+
+const VERIFIED =
+  /verify: \d+ journal entries replayed from op 1, all intact; the replay at op (\d+) equals the snapshot taken there/;
+
+/** SDK clients of `service`, retrying each in-doubt command under its own number across restarts. */
+async function connectClients(service: ServiceProcess, count: number): Promise<OnceClient[]> {
+  const clients: OnceClient[] = [];
+  for (let i = 0; i < count; i++) {
+    clients.push(
+      await OnceClient.connect({
+        port: service.port,
+        username: 'admin',
+        password: ADMIN_PASSWORD,
+        maxInFlight: 8,
+        requestTimeoutMs: 300_000,
+        reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+        logger: false,
+      }),
+    );
+  }
+  return clients;
+}
+
+/** How often `pattern` occurs in `text`. */
+function occurrences(text: string, pattern: RegExp): number {
+  return text.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+}
+
+/** `--verify` on the stopped directory; asserts it exits 0 having compared a snapshot, returns that op. */
+async function expectVerified(dataDir: string): Promise<number> {
+  const verified = await runServiceToExit({ ONCE_DATA_DIR: dataDir }, ['--verify']);
+  const line = VERIFIED.exec(verified.output);
+  if (!line || verified.code !== 0) {
+    throw new Error(`--verify exited ${verified.code}:\n${verified.output.slice(-3000)}`);
+  }
+  return Number(line[1]);
+}
+
+const SEED = runSeed();
+
+describe(`given the reference service with a snapshot every 50 ops and 16 keyed records cached (seed ${SEED})`, () => {
+  const CLIENTS = 6;
+  const COMMANDS = 400;
+  const ROUNDS = 4;
+  let service: ServiceProcess;
+  let clients: OnceClient[] = [];
+  let load: LedgerWorkload;
+  /** What each SIGKILL left on disk, read while the node was down. */
+  const kills: Array<{ settled: number; dir: KeyedDataDir; verifiedAt: number; boot: string }> = [];
+
+  beforeAll(async () => {
+    service = await startService({
+      ONCE_SNAPSHOT_EVERY_OPS: '50',
+      // Most reads miss the cache and go to LevelDB (getSync) under the restored generation.
+      ONCE_KEYED_CACHE_ENTRIES: '16',
+    });
+  });
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close({ force: true })));
+    await service?.cleanup();
+  });
+
+  it('when six clients open accounts, deposit and transfer, and the node is SIGKILLed at random instants in four rounds, then each killed directory holds records equal to its newest snapshot and to the replay of its journal, and every acknowledged command is in the balances', async () => {
+    const random = seededRandom(SEED);
+    clients = await connectClients(service, CLIENTS);
+    load = await LedgerWorkload.start(clients, {
+      commandsPerClient: COMMANDS,
+      random,
+      tag: 'kill',
+    });
+
+    for (let round = 0; round < ROUNDS; round++) {
+      // A random instant: after a random number of commands, then a random moment more.
+      await load.settledMore(between(random, 60, 300));
+      if (round === 0) {
+        await eventually(
+          () => /snapshot at op \d+ written/.test(service.logs),
+          'a first snapshot written under load',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, between(random, 0, 40)));
+      const settled = load.settled;
+      await service.crash();
+
+      const dir = await readKeyedDataDir(service.dataDir);
+      const verifiedAt = await expectVerified(service.dataDir);
+      const mark = service.logs.length;
+      await service.restart();
+      kills.push({ settled, dir, verifiedAt, boot: service.logs.slice(mark) });
+    }
+    await load.done;
+
+    expect(load.anomalies).toEqual([]);
+    expect(kills).toHaveLength(ROUNDS);
+    for (const { settled, dir, verifiedAt, boot } of kills) {
+      // Killed under load, with snapshots (and their records) written during it.
+      expect(settled).toBeLessThan(CLIENTS * COMMANDS);
+      expect(dir.snapshot.keyed).toBeDefined();
+      // The records on disk are those of the newest snapshot, byte for byte: the
+      // digest recomputed from them equals its marker, and the head names its op.
+      expectRecordsMatchSnapshot(dir);
+      // The replay of the journal from op 1 reaches that snapshot's bytes, and the
+      // boot restores that same snapshot and replays the journal after it.
+      expect(verifiedAt).toBe(dir.snapshotOp);
+      expect(boot).toContain(`snapshot restored at op ${dir.snapshotOp}`);
+      expect(boot).not.toMatch(/does not restore|unreadable|no snapshot restored/);
+    }
+    expect(occurrences(service.logs, /snapshot at op \d+ written/)).toBeGreaterThan(ROUNDS);
+    // Transfers were applied (with references) and refused for lack of funds: both outcomes booked.
+    expect(load.references.size).toBeGreaterThan(0);
+    expect(load.insufficient).toBeGreaterThan(0);
+    await load.expectBalances(clients[0]);
+  });
+
+  it('when the node is then stopped gracefully, then its last snapshot stands at the journal end, the records on disk are every balance and reference acknowledged, and --verify replays from op 1 to the same snapshot bytes', async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    clients = [];
+    expect(await service.stop()).toBe(0);
+
+    const dir = await readKeyedDataDir(service.dataDir);
+    expect(dir.snapshotOp).toBe(dir.lastOp);
+    expectRecordsMatchSnapshot(dir);
+    expect(ledgerAccounts(dir)).toEqual(Object.fromEntries(load.expected));
+    expect(ledgerReferences(dir)).toEqual([...load.references].sort());
+    expect(await expectVerified(service.dataDir)).toBe(dir.snapshotOp);
+  });
+});
+
+/**
+ * A snapshot whose keyed records were overwritten by a newer snapshot
+ * cannot be restored (KEYED_STATE_BEHIND): when the newest snapshot is
+ * unreadable, boot does not take the older one with the newer records; it
+ * replays the journal from op 1 into a new generation of records.
+ */
+describe('given a ledger with several snapshots of keyed records, killed, and its newest snapshot damaged', () => {
+  let service: ServiceProcess;
+  let clients: OnceClient[] = [];
+  let load: LedgerWorkload;
+  let snapshotOps: number[];
+  let damagedOp: number;
+
+  beforeAll(async () => {
+    service = await startService({ ONCE_SNAPSHOT_EVERY_OPS: '40', ONCE_KEYED_CACHE_ENTRIES: '16' });
+    clients = await connectClients(service, 3);
+    load = await LedgerWorkload.start(clients, {
+      commandsPerClient: 120,
+      random: seededRandom(SEED + 1),
+      tag: 'behind',
+    });
+    await load.done;
+    expect(load.anomalies).toEqual([]);
+    await eventually(
+      () => occurrences(service.logs, /snapshot at op \d+ written/) >= 3,
+      'three snapshots written',
+    );
+    await Promise.all(clients.map((client) => client.close({ force: true })));
+    clients = [];
+    await service.crash();
+
+    const { snapshot } = await readAll(service.dataDir);
+    snapshotOps = snapshot.map((row) => row.op);
+    expect(snapshotOps.length).toBeGreaterThanOrEqual(2);
+    const newest = snapshot[snapshot.length - 1];
+    damagedOp = newest.op;
+    await withLevel(service.dataDir, async ({ snapshot: level }) => {
+      const flipped = Buffer.from(newest.value);
+      flipped[Math.floor(flipped.length / 2)] ^= 0x01;
+      await level.put(opKey(newest.op), flipped);
+    });
+  });
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close({ force: true })));
+    await service?.cleanup();
+  });
+
+  it('when the node starts, then it refuses the older snapshot as behind its records, replays the journal from op 1, and serves every acknowledged balance', async () => {
+    const mark = service.logs.length;
+    await service.restart();
+    const boot = service.logs.slice(mark);
+    expect(boot).toMatch(new RegExp(`snapshot at op ${damagedOp} is unreadable`));
+    for (const op of snapshotOps.filter((op) => op !== damagedOp)) {
+      expect(boot).toMatch(
+        new RegExp(
+          `snapshot at op ${op} does not restore \\(.*the snapshot at op ${op} has keyed state, and the keyed records on disk are those of op ${damagedOp}\\)`,
+        ),
+      );
+    }
+    expect(boot).toContain('no snapshot restored; replaying the journal from op 1');
+    expect(boot).not.toMatch(/snapshot restored at op/);
+
+    clients = await connectClients(service, 1);
+    await load.expectBalances(clients[0]);
+  });
+
+  it('when more load brings a snapshot of the new records and the node is killed again, then it restores that snapshot, the old records are gone, and the balances hold', async () => {
+    const mark = service.logs.length;
+    const more = await LedgerWorkload.start(clients, {
+      commandsPerClient: 100,
+      random: seededRandom(SEED + 2),
+      tag: 'after',
+    });
+    await more.done;
+    expect(more.anomalies).toEqual([]);
+    await eventually(
+      () => /snapshot at op \d+ written/.test(service.logs.slice(mark)),
+      'a snapshot of the new generation written',
+    );
+    await Promise.all(clients.map((client) => client.close({ force: true })));
+    clients = [];
+    await service.crash();
+
+    const dir = await readKeyedDataDir(service.dataDir);
+    expectRecordsMatchSnapshot(dir);
+    expect(dir.snapshotOp).toBeGreaterThan(damagedOp);
+    const restart = service.logs.length;
+    await service.restart();
+    expect(service.logs.slice(restart)).toContain(`snapshot restored at op ${dir.snapshotOp}`);
+
+    clients = await connectClients(service, 1);
+    await load.expectBalances(clients[0]);
+    await more.expectBalances(clients[0]);
+    await Promise.all(clients.map((client) => client.close()));
+    clients = [];
+    expect(await service.stop()).toBe(0);
+    const stopped = await readKeyedDataDir(service.dataDir);
+    expectRecordsMatchSnapshot(stopped);
+    expect(stopped.otherGenerations).toEqual([]);
+    expect(await expectVerified(service.dataDir)).toBe(stopped.snapshotOp);
+  });
+});
