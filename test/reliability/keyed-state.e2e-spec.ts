@@ -1,4 +1,4 @@
-import { OnceClient } from '@once/sdk';
+import { type OnceClient } from '@once/sdk';
 import { type ServiceProcess, eventually } from '@once/testing';
 import {
   type KeyedDataDir,
@@ -7,8 +7,14 @@ import {
   ledgerReferences,
   readKeyedDataDir,
 } from '../support/keyed-data-dir';
-import { LedgerWorkload, between, runSeed, seededRandom } from '../support/ledger-workload';
-import { ADMIN_PASSWORD, runServiceToExit, startService } from '../support/wire';
+import {
+  LedgerWorkload,
+  between,
+  connectLedgerClients,
+  runSeed,
+  seededRandom,
+} from '../support/ledger-workload';
+import { runServiceToExit, startService } from '../support/wire';
 import { opKey, readAll, withLevel } from './support/data-dir';
 
 jest.setTimeout(600_000);
@@ -21,25 +27,6 @@ jest.setTimeout(600_000);
 
 const VERIFIED =
   /verify: \d+ journal entries replayed from op 1, all intact; the replay at op (\d+) equals the snapshot taken there/;
-
-/** SDK clients of `service`, retrying each in-doubt command under its own number across restarts. */
-async function connectClients(service: ServiceProcess, count: number): Promise<OnceClient[]> {
-  const clients: OnceClient[] = [];
-  for (let i = 0; i < count; i++) {
-    clients.push(
-      await OnceClient.connect({
-        port: service.port,
-        username: 'admin',
-        password: ADMIN_PASSWORD,
-        maxInFlight: 8,
-        requestTimeoutMs: 300_000,
-        reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
-        logger: false,
-      }),
-    );
-  }
-  return clients;
-}
 
 /** How often `pattern` occurs in `text`. */
 function occurrences(text: string, pattern: RegExp): number {
@@ -82,7 +69,7 @@ describe(`given the reference service with a snapshot every 50 ops and 16 keyed 
 
   it('when six clients open accounts, deposit and transfer, and the node is SIGKILLed at random instants in four rounds, then each killed directory holds records equal to its newest snapshot and to the replay of its journal, and every acknowledged command is in the balances', async () => {
     const random = seededRandom(SEED);
-    clients = await connectClients(service, CLIENTS);
+    clients = await connectLedgerClients(service, CLIENTS);
     load = await LedgerWorkload.start(clients, {
       commandsPerClient: COMMANDS,
       random,
@@ -161,7 +148,7 @@ describe('given a ledger with several snapshots of keyed records, killed, and it
 
   beforeAll(async () => {
     service = await startService({ ONCE_SNAPSHOT_EVERY_OPS: '40', ONCE_KEYED_CACHE_ENTRIES: '16' });
-    clients = await connectClients(service, 3);
+    clients = await connectLedgerClients(service, 3);
     load = await LedgerWorkload.start(clients, {
       commandsPerClient: 120,
       random: seededRandom(SEED + 1),
@@ -208,7 +195,7 @@ describe('given a ledger with several snapshots of keyed records, killed, and it
     expect(boot).toContain('no snapshot restored; replaying the journal from op 1');
     expect(boot).not.toMatch(/snapshot restored at op/);
 
-    clients = await connectClients(service, 1);
+    clients = await connectLedgerClients(service, 1);
     await load.expectBalances(clients[0]);
   });
 
@@ -236,7 +223,7 @@ describe('given a ledger with several snapshots of keyed records, killed, and it
     await service.restart();
     expect(service.logs.slice(restart)).toContain(`snapshot restored at op ${dir.snapshotOp}`);
 
-    clients = await connectClients(service, 1);
+    clients = await connectLedgerClients(service, 1);
     await load.expectBalances(clients[0]);
     await more.expectBalances(clients[0]);
     await Promise.all(clients.map((client) => client.close()));

@@ -1,5 +1,38 @@
-import { CommandRefusedError, type OnceClient } from '@once/sdk';
+import { CommandRefusedError, type NodeAddress, OnceClient } from '@once/sdk';
 import { eventually } from '@once/testing';
+import { ADMIN_PASSWORD } from './wire';
+
+/**
+ * `count` admin SDK clients of one node (`port`) or of a cluster (`nodes`).
+ * Each pipelines up to the node's ring (8), reconnects quickly, and resends
+ * every in-doubt command under its own number after a crash; a request is
+ * given minutes, so that a hang still fails but restarts under load do not.
+ */
+export async function connectLedgerClients(
+  where: { readonly port: number } | { readonly nodes: readonly NodeAddress[] },
+  count: number,
+): Promise<OnceClient[]> {
+  const clients: OnceClient[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      clients.push(
+        await OnceClient.connect({
+          ...('port' in where ? { port: where.port } : { nodes: [...where.nodes] }),
+          username: 'admin',
+          password: ADMIN_PASSWORD,
+          maxInFlight: 8,
+          requestTimeoutMs: 300_000,
+          reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+          logger: false,
+        }),
+      );
+    }
+  } catch (error) {
+    await Promise.allSettled(clients.map((client) => client.close({ force: true })));
+    throw error;
+  }
+  return clients;
+}
 
 /**
  * A seeded pseudo-random source (mulberry32): a failing run names its seed,
