@@ -126,9 +126,19 @@ export class LedgerWorkload {
     return new LedgerWorkload(clients, options, shared);
   }
 
-  /** Waits until `count` more commands settled than had when called. */
+  /** Commands of the whole load. */
+  get total(): number {
+    return this.clients.length * this.options.commandsPerClient;
+  }
+
+  /** Whether commands are still to be answered. */
+  get running(): boolean {
+    return this.settled < this.total;
+  }
+
+  /** Waits until `count` more commands settled than had when called (or all of them did). */
   async settledMore(count: number, timeoutMs = 120_000): Promise<void> {
-    const target = this.settled + count;
+    const target = Math.min(this.total, this.settled + count);
     await eventually(() => this.settled >= target, `${target} commands settled`, timeoutMs);
   }
 
