@@ -235,3 +235,82 @@ describe('given a ledger with several snapshots of keyed records, killed, and it
     expect(await expectVerified(service.dataDir)).toBe(stopped.snapshotOp);
   });
 });
+
+/**
+ * Keyed records ahead of the journal: a corrupt entry below the newest
+ * snapshot's op, cut with `--truncate-corrupt-tail --yes`, takes that
+ * snapshot with it, while the records on disk still stand at its op. The
+ * snapshot left is older than those records: refused, and the journal that
+ * is left is replayed from op 1 into a new generation.
+ */
+describe('given a ledger whose journal is cut below its newest snapshot by --truncate-corrupt-tail', () => {
+  let service: ServiceProcess;
+  let clients: OnceClient[] = [];
+  let load: LedgerWorkload;
+  let snapshotOps: number[];
+  let corruptOp: number;
+
+  beforeAll(async () => {
+    service = await startService({ ONCE_SNAPSHOT_EVERY_OPS: '40', ONCE_KEYED_CACHE_ENTRIES: '16' });
+    clients = await connectLedgerClients(service, 1);
+    // One client, one command at a time: the journal holds them in the order they were made.
+    load = await LedgerWorkload.start(clients, {
+      commandsPerClient: 150,
+      window: 1,
+      random: seededRandom(SEED + 3),
+      tag: 'cut',
+    });
+    await load.done;
+    expect(load.anomalies).toEqual([]);
+    await Promise.all(clients.map((client) => client.close({ force: true })));
+    clients = [];
+    await service.crash();
+
+    const { snapshot, journal } = await readAll(service.dataDir);
+    snapshotOps = snapshot.map((row) => row.op);
+    expect(snapshotOps.length).toBeGreaterThanOrEqual(2);
+    const [older, newest] = snapshotOps.slice(-2);
+    corruptOp = older + Math.ceil((newest - older) / 2);
+    const value = journal.find((row) => row.op === corruptOp)!.value;
+    await withLevel(service.dataDir, async ({ journal: level }) => {
+      const flipped = Buffer.from(value);
+      flipped[flipped.length - 3] ^= 0x04;
+      await level.put(opKey(corruptOp), flipped);
+    });
+    const cut = await runServiceToExit({ ONCE_DATA_DIR: service.dataDir }, [
+      '--truncate-corrupt-tail',
+      '--yes',
+    ]);
+    expect(cut.code).toBe(0);
+    expect(cut.output).toContain(`the journal now ends at op ${corruptOp - 1}`);
+  });
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close({ force: true })));
+    await service?.cleanup();
+  });
+
+  it('when the node starts, then it refuses the snapshot left as behind the records, replays from op 1, and its state is the journal that is left', async () => {
+    const { snapshot } = await readAll(service.dataDir);
+    const left = snapshot.map((row) => row.op);
+    expect(left.every((op) => op < corruptOp)).toBe(true);
+    const newest = snapshotOps[snapshotOps.length - 1];
+
+    const mark = service.logs.length;
+    await service.restart();
+    const boot = service.logs.slice(mark);
+    for (const op of left) {
+      expect(boot).toContain(
+        `the snapshot at op ${op} has keyed state, and the keyed records on disk are those of op ${newest}`,
+      );
+    }
+    expect(boot).toContain('no snapshot restored; replaying the journal from op 1');
+    expect(boot).not.toMatch(/snapshot restored at op/);
+
+    // The cut state is the replay of what is left, whatever the records on disk said.
+    expect(await service.stop()).toBe(0);
+    const dir = await readKeyedDataDir(service.dataDir);
+    expect(dir.snapshotOp).toBeGreaterThanOrEqual(corruptOp - 1);
+    expectRecordsMatchSnapshot(dir);
+    expect(await expectVerified(service.dataDir)).toBe(dir.snapshotOp);
+  });
+});
