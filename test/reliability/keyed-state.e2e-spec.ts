@@ -45,93 +45,144 @@ async function expectVerified(dataDir: string): Promise<number> {
 
 const SEED = runSeed();
 
-describe(`given the reference service with a snapshot every 50 ops and 16 keyed records cached (seed ${SEED})`, () => {
-  const CLIENTS = 6;
-  const COMMANDS = 400;
-  const ROUNDS = 4;
-  let service: ServiceProcess;
-  let clients: OnceClient[] = [];
-  let load: LedgerWorkload;
-  /** What each SIGKILL left on disk, read while the node was down. */
-  const kills: Array<{ settled: number; dir: KeyedDataDir; verifiedAt: number; boot: string }> = [];
+/**
+ * SIGKILLs at random instants under ledger load: a directory killed at any
+ * moment holds keyed records equal to its newest snapshot, that snapshot is
+ * the replay of the journal up to it, and the boot restores it. Two shapes:
+ * snapshots every 50 ops, a few changed records each; and snapshots every
+ * 4000 ops with mostly new accounts, more changed records than one slice of
+ * a snapshot's batch (2048), so a kill can land between slices.
+ */
+describe.each([
+  {
+    shape: 'a snapshot every 50 ops',
+    snapshotEvery: 50,
+    clients: 6,
+    commands: 400,
+    openShare: 0.1,
+    rounds: 4,
+    killAfter: [60, 300],
+    recordsAtFirstKill: 1,
+    snapshotsAtLeast: 5,
+  },
+  {
+    shape: 'a snapshot every 4000 ops, most commands opening accounts',
+    snapshotEvery: 4000,
+    clients: 4,
+    commands: 2000,
+    openShare: 0.7,
+    rounds: 3,
+    killAfter: [600, 1200],
+    recordsAtFirstKill: 2049,
+    snapshotsAtLeast: 1,
+  },
+])(
+  `given the reference service with $shape and 16 keyed records cached (seed ${SEED})`,
+  ({
+    snapshotEvery,
+    clients: CLIENTS,
+    commands: COMMANDS,
+    openShare,
+    rounds: ROUNDS,
+    killAfter,
+    recordsAtFirstKill,
+    snapshotsAtLeast,
+  }) => {
+    let service: ServiceProcess;
+    let clients: OnceClient[] = [];
+    let load: LedgerWorkload;
+    /** What each SIGKILL left on disk, read while the node was down. */
+    const kills: Array<{ settled: number; dir: KeyedDataDir; verifiedAt: number; boot: string }> =
+      [];
 
-  beforeAll(async () => {
-    service = await startService({
-      ONCE_SNAPSHOT_EVERY_OPS: '50',
-      // Most reads miss the cache and go to LevelDB (getSync) under the restored generation.
-      ONCE_KEYED_CACHE_ENTRIES: '16',
+    beforeAll(async () => {
+      service = await startService({
+        ONCE_SNAPSHOT_EVERY_OPS: String(snapshotEvery),
+        // Most reads miss the cache and go to LevelDB (getSync) under the restored generation.
+        ONCE_KEYED_CACHE_ENTRIES: '16',
+      });
     });
-  });
-  afterAll(async () => {
-    await Promise.allSettled(clients.map((client) => client.close({ force: true })));
-    await service?.cleanup();
-  });
-
-  it('when six clients open accounts, deposit and transfer, and the node is SIGKILLed at random instants in four rounds, then each killed directory holds records equal to its newest snapshot and to the replay of its journal, and every acknowledged command is in the balances', async () => {
-    const random = seededRandom(SEED);
-    clients = await connectLedgerClients(service, CLIENTS);
-    load = await LedgerWorkload.start(clients, {
-      commandsPerClient: COMMANDS,
-      random,
-      tag: 'kill',
+    afterAll(async () => {
+      await Promise.allSettled(clients.map((client) => client.close({ force: true })));
+      await service?.cleanup();
     });
 
-    for (let round = 0; round < ROUNDS; round++) {
-      // A random instant: after a random number of commands, then a random moment more.
-      await load.settledMore(between(random, 60, 300));
-      if (round === 0) {
-        await eventually(
-          () => /snapshot at op \d+ written/.test(service.logs),
-          'a first snapshot written under load',
-        );
+    it('when clients open accounts, deposit and transfer, and the node is SIGKILLed at random instants in several rounds, then each killed directory holds records equal to its newest snapshot and to the replay of its journal, and every acknowledged command is in the balances', async () => {
+      const random = seededRandom(SEED);
+      clients = await connectLedgerClients(service, CLIENTS);
+      load = await LedgerWorkload.start(clients, {
+        commandsPerClient: COMMANDS,
+        random,
+        tag: 'kill',
+        openShare,
+      });
+
+      for (let round = 0; round < ROUNDS; round++) {
+        // A random instant: after a random number of commands, then a random moment more.
+        await load.settledMore(between(random, killAfter[0], killAfter[1]));
+        if (round === 0) {
+          await eventually(
+            () => /snapshot at op \d+ written/.test(service.logs),
+            'a first snapshot written under load',
+            120_000,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, between(random, 0, 40)));
+        const settled = load.settled;
+        await service.crash();
+
+        const dir = await readKeyedDataDir(service.dataDir);
+        const verifiedAt = await expectVerified(service.dataDir);
+        const mark = service.logs.length;
+        await service.restart();
+        kills.push({ settled, dir, verifiedAt, boot: service.logs.slice(mark) });
       }
-      await new Promise((resolve) => setTimeout(resolve, between(random, 0, 40)));
-      const settled = load.settled;
-      await service.crash();
+      await load.done;
+
+      expect(load.anomalies).toEqual([]);
+      expect(kills).toHaveLength(ROUNDS);
+      // The first snapshot wrote every record there was: more than one slice in the second shape.
+      const firstRecords = kills[0].dir.recomputed.counts.reduce(
+        (sum, [, count]) => sum + count,
+        0,
+      );
+      expect(firstRecords).toBeGreaterThanOrEqual(recordsAtFirstKill);
+      for (const { settled, dir, verifiedAt, boot } of kills) {
+        // Killed under load, with snapshots (and their records) written during it.
+        expect(settled).toBeLessThan(CLIENTS * COMMANDS);
+        expect(dir.snapshot.keyed).toBeDefined();
+        // The records on disk are those of the newest snapshot, byte for byte: the
+        // digest recomputed from them equals its marker, and the head names its op.
+        expectRecordsMatchSnapshot(dir);
+        // The replay of the journal from op 1 reaches that snapshot's bytes, and the
+        // boot restores that same snapshot and replays the journal after it.
+        expect(verifiedAt).toBe(dir.snapshotOp);
+        expect(boot).toContain(`snapshot restored at op ${dir.snapshotOp}`);
+        expect(boot).not.toMatch(/does not restore|unreadable|no snapshot restored/);
+      }
+      expect(occurrences(service.logs, /snapshot at op \d+ written/)).toBeGreaterThanOrEqual(
+        snapshotsAtLeast,
+      );
+      // Transfers were applied (with references) and refused for lack of funds: both outcomes booked.
+      expect(load.references.size).toBeGreaterThan(0);
+      expect(load.insufficient).toBeGreaterThan(0);
+      await load.expectBalances(clients[0]);
+    });
+
+    it('when the node is then stopped gracefully, then its last snapshot stands at the journal end, the records on disk are every balance and reference acknowledged, and --verify replays from op 1 to the same snapshot bytes', async () => {
+      await Promise.all(clients.map((client) => client.close()));
+      clients = [];
+      expect(await service.stop()).toBe(0);
 
       const dir = await readKeyedDataDir(service.dataDir);
-      const verifiedAt = await expectVerified(service.dataDir);
-      const mark = service.logs.length;
-      await service.restart();
-      kills.push({ settled, dir, verifiedAt, boot: service.logs.slice(mark) });
-    }
-    await load.done;
-
-    expect(load.anomalies).toEqual([]);
-    expect(kills).toHaveLength(ROUNDS);
-    for (const { settled, dir, verifiedAt, boot } of kills) {
-      // Killed under load, with snapshots (and their records) written during it.
-      expect(settled).toBeLessThan(CLIENTS * COMMANDS);
-      expect(dir.snapshot.keyed).toBeDefined();
-      // The records on disk are those of the newest snapshot, byte for byte: the
-      // digest recomputed from them equals its marker, and the head names its op.
+      expect(dir.snapshotOp).toBe(dir.lastOp);
       expectRecordsMatchSnapshot(dir);
-      // The replay of the journal from op 1 reaches that snapshot's bytes, and the
-      // boot restores that same snapshot and replays the journal after it.
-      expect(verifiedAt).toBe(dir.snapshotOp);
-      expect(boot).toContain(`snapshot restored at op ${dir.snapshotOp}`);
-      expect(boot).not.toMatch(/does not restore|unreadable|no snapshot restored/);
-    }
-    expect(occurrences(service.logs, /snapshot at op \d+ written/)).toBeGreaterThan(ROUNDS);
-    // Transfers were applied (with references) and refused for lack of funds: both outcomes booked.
-    expect(load.references.size).toBeGreaterThan(0);
-    expect(load.insufficient).toBeGreaterThan(0);
-    await load.expectBalances(clients[0]);
-  });
-
-  it('when the node is then stopped gracefully, then its last snapshot stands at the journal end, the records on disk are every balance and reference acknowledged, and --verify replays from op 1 to the same snapshot bytes', async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    clients = [];
-    expect(await service.stop()).toBe(0);
-
-    const dir = await readKeyedDataDir(service.dataDir);
-    expect(dir.snapshotOp).toBe(dir.lastOp);
-    expectRecordsMatchSnapshot(dir);
-    expect(ledgerAccounts(dir)).toEqual(Object.fromEntries(load.expected));
-    expect(ledgerReferences(dir)).toEqual([...load.references].sort());
-    expect(await expectVerified(service.dataDir)).toBe(dir.snapshotOp);
-  });
-});
+      expect(ledgerAccounts(dir)).toEqual(Object.fromEntries(load.expected));
+      expect(ledgerReferences(dir)).toEqual([...load.references].sort());
+      expect(await expectVerified(service.dataDir)).toBe(dir.snapshotOp);
+    });
+  },
+);
 
 /**
  * A snapshot whose keyed records were overwritten by a newer snapshot

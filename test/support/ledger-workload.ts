@@ -71,6 +71,8 @@ export interface LedgerWorkloadOptions {
   readonly random: () => number;
   /** A prefix of every account and reference, so that workloads on one node never collide. */
   readonly tag: string;
+  /** The share of commands that open an account (a new record); the rest deposit or transfer. Default 0.1. */
+  readonly openShare?: number;
 }
 
 /**
@@ -164,13 +166,14 @@ export class LedgerWorkload {
         next++;
         const accounts = [...this.expected.keys()];
         const pick = random();
-        if (pick < 0.1 || own.length === 0) {
+        const openShare = this.options.openShare ?? 0.1;
+        if (pick < openShare || own.length === 0) {
           const account = `${tag}-c${index}-a${opened++}`;
           await this.settle(`open ${account}`, client.command('ledger.open', { account }), () => {
             this.expected.set(account, 0);
             own.push(account);
           });
-        } else if (pick < 0.55) {
+        } else if (pick < openShare + (1 - openShare) / 2) {
           const account = accounts[between(random, 0, accounts.length - 1)];
           const amount = between(random, 1, 9);
           await this.settle(
