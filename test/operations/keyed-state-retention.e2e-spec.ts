@@ -1,5 +1,6 @@
 import { type OnceClient } from '@once/sdk';
-import { type ServiceProcess, eventually } from '@once/testing';
+import { type ServiceProcess, ServiceStartError, eventually } from '@once/testing';
+import { opKey, readAll, withLevel } from '../reliability/support/data-dir';
 import {
   expectRecordsMatchSnapshot,
   ledgerAccounts,
@@ -108,5 +109,64 @@ describe(`given the reference service retaining 1 snapshot of history, one every
     );
     clients = await connectLedgerClients(service, 1);
     await load.expectBalances(clients[0]);
+  });
+});
+
+/**
+ * What retention cannot offer with keyed state: only the newest snapshot's
+ * records are on disk, so an older snapshot never restores, and once the
+ * journal is compacted past op 1 a damaged newest snapshot leaves nothing to
+ * rebuild the state from. The node refuses to start and says why, rather
+ * than serve a wrong state (before keyed state it booted from the older
+ * snapshot).
+ */
+describe('given the reference service retaining 2 snapshots of history, killed after compaction, and its newest snapshot damaged', () => {
+  let service: ServiceProcess;
+  let clients: OnceClient[] = [];
+
+  beforeAll(async () => {
+    service = await startService({ ONCE_JOURNAL_RETAIN: '2', ONCE_SNAPSHOT_EVERY_OPS: '40' });
+    clients = await connectLedgerClients(service, 2);
+    const load = await LedgerWorkload.start(clients, {
+      commandsPerClient: 150,
+      random: seededRandom(SEED + 1),
+      tag: 'retain2',
+    });
+    await load.done;
+    expect(load.anomalies).toEqual([]);
+    await eventually(() => compactedTo(service.logs) > 1, 'a compaction');
+    await Promise.all(clients.map((client) => client.close({ force: true })));
+    clients = [];
+    await service.crash();
+  });
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close({ force: true })));
+    await service?.cleanup();
+  });
+
+  it('when the node starts, then it refuses (exit 1), naming the newest snapshot unreadable and the older one behind the keyed records on disk', async () => {
+    const before = await readKeyedDataDir(service.dataDir);
+    expect(before.firstOp).toBeGreaterThan(1);
+    const { snapshot } = await readAll(service.dataDir);
+    expect(snapshot.length).toBeGreaterThanOrEqual(2);
+    const [older, newest] = snapshot.slice(-2);
+    expect(older.op).toBeGreaterThanOrEqual(before.firstOp - 1);
+    await withLevel(service.dataDir, async ({ snapshot: level }) => {
+      const flipped = Buffer.from(newest.value);
+      flipped[Math.floor(flipped.length / 2)] ^= 0x01;
+      await level.put(opKey(newest.op), flipped);
+    });
+
+    const mark = service.logs.length;
+    await expect(service.restart()).rejects.toBeInstanceOf(ServiceStartError);
+    expect(await service.exited()).toBe(1);
+    const logs = service.logs.slice(mark);
+    expect(logs).toContain(
+      `the journal starts at op ${before.firstOp} (earlier ops were compacted) and no snapshot that covers them restores`,
+    );
+    expect(logs).toMatch(new RegExp(`the snapshot at op ${newest.op} is unreadable`));
+    expect(logs).toContain(
+      `the snapshot at op ${older.op} has keyed state, and the keyed records on disk are those of op ${newest.op}`,
+    );
   });
 });
