@@ -67,7 +67,10 @@ describe(`given three NATS servers and three once nodes snapshotting every 50 op
     await cluster.kill(follower);
     await load.settledMore(100);
     const followerMark = cluster.nodes[follower].logs.length;
+    // Held back while the follower restarts, so the load is still running for the leader's kill.
+    load.pause();
     await cluster.restart(follower);
+    load.resume();
 
     // Then the leader dies under load: a follower takes over from the records it wrote itself.
     await load.settledMore(100);
@@ -75,7 +78,10 @@ describe(`given three NATS servers and three once nodes snapshotting every 50 op
     await cluster.kill(leader);
     await load.settledMore(100);
     const leaderMark = cluster.nodes[leader].logs.length;
+    load.pause();
     await cluster.restart(leader);
+    expect(load.running).toBe(true);
+    load.resume();
     await load.done;
     expect(load.anomalies).toEqual([]);
     expect(await cluster.leader()).not.toBe(leader);

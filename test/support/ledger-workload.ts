@@ -36,7 +36,8 @@ export async function connectLedgerClients(
 
 /**
  * A seeded pseudo-random source (mulberry32): a failing run names its seed,
- * and `KEYED_E2E_SEED=<seed>` replays the same choices.
+ * and `KEYED_E2E_SEED=<seed>` draws the same numbers again (which client
+ * draws which still depends on when replies arrive).
  */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -128,6 +129,27 @@ export class LedgerWorkload {
     return new LedgerWorkload(clients, options, shared);
   }
 
+  /** Set while paused: workers wait for it before their next command. */
+  private gate: { readonly opened: Promise<void>; readonly open: () => void } | undefined;
+
+  /**
+   * Holds back new commands (those in flight still settle), so that a slow
+   * step of the test (a node restarting) does not let the load run out.
+   */
+  pause(): void {
+    if (this.gate) return;
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    this.gate = { opened, open };
+  }
+
+  /** Lets the workers go on after {@link pause}. */
+  resume(): void {
+    const gate = this.gate;
+    this.gate = undefined;
+    gate?.open();
+  }
+
   /** Commands of the whole load. */
   get total(): number {
     return this.clients.length * this.options.commandsPerClient;
@@ -162,7 +184,9 @@ export class LedgerWorkload {
     let next = 0;
     let opened = 0;
     const worker = async (): Promise<void> => {
-      while (next < this.options.commandsPerClient) {
+      for (;;) {
+        while (this.gate) await this.gate.opened;
+        if (next >= this.options.commandsPerClient) return;
         next++;
         const accounts = [...this.expected.keys()];
         const pick = random();
