@@ -59,6 +59,7 @@ describe(`given the reference service retaining 1 snapshot of history, one every
     await eventually(() => compactedTo(service.logs) > 100, 'a compaction past op 100');
     const compactedBefore = compactedTo(service.logs);
     await load.settledMore(50);
+    expect(load.running).toBe(true);
     await service.crash();
 
     const killed = await readKeyedDataDir(service.dataDir);
