@@ -475,6 +475,17 @@ export class Engine {
   }
 
   /**
+   * Writes a snapshot at the commit op now, with the keyed records changed
+   * since the last one, and rejects if it could not be written: what a
+   * maintenance tool (`once snapshot`) calls. Never save
+   * {@link captureSnapshot}'s bytes to the journal directly: a snapshot with
+   * keyed state needs its records written in the same batch to be restorable.
+   */
+  writeSnapshot(): Promise<void> {
+    return this.snapshots.takeOrFail();
+  }
+
+  /**
    * Graceful stop: no new writes, in-flight commits finish, a snapshot is
    * written, the journal closes.
    */

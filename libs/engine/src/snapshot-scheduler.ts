@@ -19,7 +19,10 @@ export const KEYED_CHANGES_MAX = 262_144;
  * be written is only a warning, since the journal still holds everything.
  */
 export class SnapshotScheduler {
+  /** The snapshot being written; rejects if the write fails. */
   private write: Promise<void> | undefined;
+  /** {@link write}, settling without error: what {@link take} hands out. */
+  private quietWrite: Promise<void> | undefined;
   /** Op of the last snapshot taken here; undefined until one is (then the restored one counts). */
   private takenOp: number | undefined;
   /** Journal timestamp of {@link takenOp}. */
@@ -67,8 +70,24 @@ export class SnapshotScheduler {
     }
   }
 
-  /** Captures now, writes in the background; a second call while writing joins that write. */
+  /**
+   * Captures now, writes in the background; a second call while writing
+   * joins that write. A write that fails is a warning, never a rejection.
+   */
   take(): Promise<void> {
+    if (!this.write) void this.takeOrFail();
+    return this.quietWrite!;
+  }
+
+  /**
+   * {@link take}, but the promise rejects with the write's error (the warning
+   * is logged all the same): for an operator's tool that writes one snapshot
+   * and must report that it could not. It captures the keyed records' changes
+   * and writes them with the snapshot, as every snapshot must: a snapshot
+   * with keyed state whose records are not on disk at its op can never be
+   * restored.
+   */
+  takeOrFail(): Promise<void> {
     if (this.write) return this.write;
     const op = this.applier.commitOp;
     const payload = this.applier.captureSnapshot();
@@ -94,17 +113,20 @@ export class SnapshotScheduler {
         (error: unknown) => {
           if (checkpoint) keyed.sealedFailed();
           this.logger.warn(`snapshot at op ${op} could not be written: ${String(error)}`);
+          throw error;
         },
       )
       .finally(() => {
         this.write = undefined;
+        this.quietWrite = undefined;
       });
     this.write = write;
+    this.quietWrite = write.catch(() => undefined);
     return write;
   }
 
   /** Resolves once no snapshot write is running. */
   async settled(): Promise<void> {
-    if (this.write) await this.write;
+    if (this.quietWrite) await this.quietWrite;
   }
 }

@@ -53,7 +53,7 @@ export function registerMaintenance(
       const out = outputOf(command);
       const replayed = await replayForCommand(out, options);
       try {
-        const { verification, engine, journal } = replayed;
+        const { verification, engine } = replayed;
         if (verification.snapshotMatches === false) {
           throw new CliError(
             'SNAPSHOT_DIFFERS',
@@ -63,11 +63,8 @@ export function registerMaintenance(
         const op = engine.commitOp;
         const written = op > 0 && verification.snapshotOp !== op;
         const payload = engine.captureSnapshot();
-        // The replay rebuilt the keyed records in a new generation, in memory: they go with it.
-        const keyed = engine.applier.keyed;
-        if (written) {
-          await journal.saveSnapshot(op, payload, keyed.persistent ? keyed.seal() : undefined);
-        }
+        // Through the engine: a snapshot with keyed state is written with its records.
+        if (written) await engine.writeSnapshot();
         const result = { op, bytes: payload.length, written };
         out.result(result, () => [
           op === 0
