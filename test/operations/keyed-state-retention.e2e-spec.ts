@@ -1,6 +1,11 @@
 import { type OnceClient } from '@once/sdk';
 import { type ServiceProcess, ServiceStartError, eventually } from '@once/testing';
-import { opKey, readAll, withLevel } from '../reliability/support/data-dir';
+import {
+  KEYED_SNAPSHOT_COPY_KEY,
+  opKey,
+  readAll,
+  withLevel,
+} from '../reliability/support/data-dir';
 import {
   expectRecordsMatchSnapshot,
   ledgerAccounts,
@@ -116,12 +121,13 @@ describe(`given the reference service retaining 1 snapshot of history, one every
 /**
  * What retention cannot offer with keyed state: only the newest snapshot's
  * records are on disk, so an older snapshot never restores, and once the
- * journal is compacted past op 1 a damaged newest snapshot leaves nothing to
+ * journal is compacted past op 1 a damaged newest snapshot whose copy (kept
+ * with the records, which restores it alone) is damaged too leaves nothing to
  * rebuild the state from. The node refuses to start and says why, rather
  * than serve a wrong state (before keyed state it booted from the older
  * snapshot).
  */
-describe('given the reference service retaining 2 snapshots of history, killed after compaction, and its newest snapshot damaged', () => {
+describe('given the reference service retaining 2 snapshots of history, killed after compaction, and its newest snapshot and that snapshot’s copy damaged', () => {
   let service: ServiceProcess;
   let clients: OnceClient[] = [];
 
@@ -152,10 +158,11 @@ describe('given the reference service retaining 2 snapshots of history, killed a
     expect(snapshot.length).toBeGreaterThanOrEqual(2);
     const [older, newest] = snapshot.slice(-2);
     expect(older.op).toBeGreaterThanOrEqual(before.firstOp - 1);
-    await withLevel(service.dataDir, async ({ snapshot: level }) => {
+    await withLevel(service.dataDir, async ({ snapshot: level, keyed }) => {
       const flipped = Buffer.from(newest.value);
       flipped[Math.floor(flipped.length / 2)] ^= 0x01;
       await level.put(opKey(newest.op), flipped);
+      await keyed.del(KEYED_SNAPSHOT_COPY_KEY);
     });
 
     const mark = service.logs.length;

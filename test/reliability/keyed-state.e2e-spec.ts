@@ -15,7 +15,7 @@ import {
   seededRandom,
 } from '../support/ledger-workload';
 import { runServiceToExit, startService } from '../support/wire';
-import { opKey, readAll, withLevel } from './support/data-dir';
+import { KEYED_SNAPSHOT_COPY_KEY, opKey, readAll, withLevel } from './support/data-dir';
 
 jest.setTimeout(600_000);
 
@@ -190,7 +190,7 @@ describe.each([
  * unreadable, boot does not take the older one with the newer records; it
  * replays the journal from op 1 into a new generation of records.
  */
-describe('given a ledger with several snapshots of keyed records, killed, and its newest snapshot damaged', () => {
+describe('given a ledger with several snapshots of keyed records, killed, and its newest snapshot and that snapshot’s copy kept with the records damaged', () => {
   let service: ServiceProcess;
   let clients: OnceClient[] = [];
   let load: LedgerWorkload;
@@ -220,10 +220,12 @@ describe('given a ledger with several snapshots of keyed records, killed, and it
     expect(snapshotOps.length).toBeGreaterThanOrEqual(2);
     const newest = snapshot[snapshot.length - 1];
     damagedOp = newest.op;
-    await withLevel(service.dataDir, async ({ snapshot: level }) => {
+    await withLevel(service.dataDir, async ({ snapshot: level, keyed }) => {
       const flipped = Buffer.from(newest.value);
       flipped[Math.floor(flipped.length / 2)] ^= 0x01;
       await level.put(opKey(newest.op), flipped);
+      // The copy would restore it (see the corruption spec): it goes too.
+      await keyed.del(KEYED_SNAPSHOT_COPY_KEY);
     });
   });
   afterAll(async () => {
