@@ -14,6 +14,7 @@ export {
   type ReplayOptions,
   type ReplayedDataDir,
   replayDataDir,
+  verificationPassed,
   verificationText,
 } from './replayed-data-dir';
 export {

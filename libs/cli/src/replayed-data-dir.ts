@@ -77,5 +77,14 @@ export function verificationText(result: ReplayVerification): string {
     result.startSnapshotOp === undefined
       ? 'from op 1'
       : `from op ${result.fromOp} (after the snapshot at op ${result.startSnapshotOp}: the journal was compacted, op 1 is gone)`;
-  return `${result.entries} journal entries replayed ${from}, all intact; ${snapshot}`;
+  const records =
+    result.recordsOp === undefined
+      ? ''
+      : `; the keyed records on disk ${result.recordsMatch ? 'are' : 'are NOT'} those of the snapshot at op ${result.recordsOp}`;
+  return `${result.entries} journal entries replayed ${from}, all intact; ${snapshot}${records}`;
+}
+
+/** Whether a verification found nothing wrong: the replay and the records on disk agree with the snapshots. */
+export function verificationPassed(result: ReplayVerification): boolean {
+  return result.snapshotMatches !== false && result.recordsMatch !== false;
 }

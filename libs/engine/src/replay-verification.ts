@@ -2,6 +2,7 @@ import { type Journal } from '@once/journal';
 import { lastValueFrom } from 'rxjs';
 import { type Applier } from './applier';
 import { decodeEngineSnapshot } from './engine-snapshot-codec';
+import { markerOfRecords } from './keyed';
 import { type ReplayTarget, applierOf, replaySaga } from './replay-saga';
 
 /** What replaying the whole journal found. */
@@ -19,6 +20,18 @@ export interface ReplayVerification {
   readonly snapshotOp: number | undefined;
   /** Whether the replayed state at `snapshotOp` equals that snapshot byte for byte. */
   readonly snapshotMatches: boolean | undefined;
+  /**
+   * Op of the snapshot the keyed records on disk belong to (their head),
+   * when it is readable and has keyed state; undefined otherwise.
+   */
+  readonly recordsOp?: number;
+  /**
+   * Whether the keyed records on disk give that snapshot's marker (digest
+   * and counts): the records a boot would read are the ones the snapshot
+   * describes. The replay itself writes its records in memory, so this is
+   * the only check of the records on disk.
+   */
+  readonly recordsMatch?: boolean;
 }
 
 /**
@@ -72,7 +85,9 @@ export async function verifyReplay(
     compared = readable.find((record) => record.op === 0);
     compare();
   }
+  const records = await checkRecordsOnDisk(journal, readable);
   return {
+    ...records,
     entries: progress.appliedEntries,
     fromOp: progress.snapshotOp + 1,
     startSnapshotOp,
@@ -109,4 +124,28 @@ function sameThroughThisCode(applier: Applier, stored: Buffer, replayed: Buffer)
   if (written.keyed !== undefined) return false;
   applier.restoreSnapshot(stored);
   return applier.captureSnapshot().equals(replayed);
+}
+
+/**
+ * Compares the keyed records on disk with the marker of the snapshot their
+ * head names (see {@link ReplayVerification.recordsMatch}); nothing when
+ * there are none, or that snapshot is unreadable or has no keyed state.
+ */
+async function checkRecordsOnDisk(
+  journal: Journal,
+  readable: ReadonlyArray<{ op: number; payload: Buffer }>,
+): Promise<{ recordsOp?: number; recordsMatch?: boolean }> {
+  const head = journal.keyed?.head();
+  if (head === undefined) return {};
+  const snapshot = readable.find((record) => record.op === head.op);
+  if (snapshot === undefined) return {};
+  let marker;
+  try {
+    marker = decodeEngineSnapshot(snapshot.payload).keyed;
+  } catch {
+    return {};
+  }
+  if (marker === undefined) return {};
+  const onDisk = await markerOfRecords(journal.keyed!.records(head.generation));
+  return { recordsOp: head.op, recordsMatch: JSON.stringify(onDisk) === JSON.stringify(marker) };
 }

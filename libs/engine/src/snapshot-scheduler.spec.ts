@@ -75,7 +75,11 @@ describe('SnapshotScheduler', () => {
       readonly m = this.map<number>('m');
     }
     const records = new Records();
-    const keyed = new KeyedStore({ head: () => undefined, get: () => undefined });
+    const keyed = new KeyedStore({
+      head: () => undefined,
+      get: () => undefined,
+      records: async function* () {},
+    });
     const applier = new Applier({
       commands: new CommandRegistry(),
       states: new StateRegistry([['s', records]]),

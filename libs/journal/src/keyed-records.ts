@@ -34,6 +34,8 @@ export interface KeyedRecordReader {
   head(): KeyedHead | undefined;
   /** The record `key` of `generation`, or undefined. */
   get(generation: number, key: Buffer): Buffer | undefined;
+  /** Every record of `generation` as stored, in key order (keys without the generation). */
+  records(generation: number): AsyncIterable<readonly [key: Buffer, value: Buffer]>;
 }
 
 /** Generation 0 is never used for records: the head and the snapshot's copy live under it. */
@@ -109,6 +111,22 @@ export class KeyedRecords implements KeyedRecordReader {
 
   get(generation: number, key: Buffer): Buffer | undefined {
     return this.#level.getSync(Buffer.concat([generationPrefix(generation), key]));
+  }
+
+  async *records(generation: number): AsyncIterable<readonly [Buffer, Buffer]> {
+    const iterator = this.#level.iterator({
+      gte: generationPrefix(generation),
+      lt: generationPrefix(generation + 1),
+    });
+    try {
+      for (;;) {
+        const rows = await iterator.nextv(1024);
+        if (rows.length === 0) return;
+        for (const [key, value] of rows) yield [key.subarray(4), value];
+      }
+    } finally {
+      await iterator.close();
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 import { type LoggerService } from '@nestjs/common';
-import { replayDataDir, verificationText } from '@once/cli';
+import { replayDataDir, verificationPassed, verificationText } from '@once/cli';
 import { AppModule } from '../app.module';
 import { type ServerConfig } from '../config/server-config';
 import { describeError } from '../fatal-error';
@@ -17,7 +17,7 @@ export async function verifyJournal(config: ServerConfig, logger: LoggerService)
     const replayed = await replayDataDir({ dataDir: config.dataDir, app: AppModule, logger });
     await replayed.close();
     logger.log(`verify: ${verificationText(replayed.verification)}`, 'Once');
-    return replayed.verification.snapshotMatches === false ? 1 : 0;
+    return verificationPassed(replayed.verification) ? 0 : 1;
   } catch (error) {
     logger.error(`verify: ${describeError(error)}`, 'Once');
     return 1;

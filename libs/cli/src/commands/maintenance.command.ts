@@ -5,7 +5,7 @@ import { withApp, withDataDir } from '../data-dir-option';
 import { withStoppedJournal } from '../stopped-data-dir';
 import { type Output } from '../output';
 import { type ReplayCommandOptions, replayForCommand } from '../replay-command';
-import { verificationText } from '../replayed-data-dir';
+import { verificationPassed, verificationText } from '../replayed-data-dir';
 
 /**
  * The maintenance commands on a stopped data directory: `verify`,
@@ -24,7 +24,7 @@ export function registerMaintenance(
       const replayed = await replayForCommand(out, options);
       await replayed.close();
       const result = replayed.verification;
-      const ok = result.snapshotMatches !== false;
+      const ok = verificationPassed(result);
       out.result({ ok, ...result }, () => [`verify: ${verificationText(result)}`]);
       if (!ok) exit(1);
     });

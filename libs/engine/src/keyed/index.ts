@@ -8,3 +8,4 @@ export {
   isEmptyMarker,
   parseKeyedMarker,
 } from './keyed-state-marker';
+export { markerOfRecords } from './records-marker';

@@ -16,6 +16,11 @@ export const EMPTY_KEYED_MARKER: KeyedStateMarker = Object.freeze({
   counts: Object.freeze([]),
 });
 
+/** The digest's text: both 32-bit lanes as 8 hex digits each. */
+export function digestHex(laneA: number, laneB: number): string {
+  return (laneA >>> 0).toString(16).padStart(8, '0') + (laneB >>> 0).toString(16).padStart(8, '0');
+}
+
 /** Whether `marker` describes no record at all. */
 export function isEmptyMarker(marker: KeyedStateMarker | undefined): boolean {
   return marker === undefined || marker.counts.length === 0;

@@ -1,5 +1,10 @@
 import { type KeyedCheckpoint, type KeyedRecordReader } from '@once/journal';
-import { type KeyedStateMarker, EMPTY_KEYED_MARKER, isEmptyMarker } from './keyed-state-marker';
+import {
+  type KeyedStateMarker,
+  EMPTY_KEYED_MARKER,
+  digestHex,
+  isEmptyMarker,
+} from './keyed-state-marker';
 import { hashRecord } from './record-hash';
 import { KeyedStateBehindError } from './keyed-state-behind.error';
 
@@ -131,7 +136,7 @@ export class KeyedStore {
       return EMPTY_KEYED_MARKER;
     }
     return {
-      digest: hex8(this.digestA) + hex8(this.digestB),
+      digest: digestHex(this.digestA, this.digestB),
       counts: [...this.counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     };
   }
@@ -254,10 +259,6 @@ function* encodedChanges(
       change === null ? undefined : Buffer.from(change.json, 'utf8'),
     ];
   }
-}
-
-function hex8(value: number): string {
-  return (value >>> 0).toString(16).padStart(8, '0');
 }
 
 /** Freezes a JSON value all the way down: a handler that changes a read value in place throws. */
