@@ -71,7 +71,8 @@ export async function readKeyedDataDir(dataDir: string): Promise<KeyedDataDir> {
     const others = new Set<number>();
     let digestA = 0;
     let digestB = 0;
-    for await (const [key, value] of keyed.iterator({ gt: HEAD_KEY })) {
+    // Generation 0 holds the head and the snapshot's copy; records start at generation 1.
+    for await (const [key, value] of keyed.iterator({ gte: Buffer.from([0, 0, 0, 1]) })) {
       const generation = key.readUInt32BE(0);
       if (generation !== head?.generation) {
         others.add(generation);

@@ -100,7 +100,7 @@ export class KeyedRecords implements KeyedRecordReader {
 
   static async open(level: KeyedLevel): Promise<KeyedRecords> {
     const head = decodeHead(await level.get(HEAD_KEY));
-    const [first] = await level.keys({ gt: HEAD_KEY, limit: 1 }).all();
+    const [first] = await level.keys({ gte: generationPrefix(1), limit: 1 }).all();
     const oldest = first === undefined ? (head?.generation ?? 1) : first.readUInt32BE(0);
     return new KeyedRecords(level, head, oldest);
   }
