@@ -5,6 +5,7 @@ import {
   digestHex,
   isEmptyMarker,
 } from './keyed-state-marker';
+import { RecordCache } from './record-cache';
 import { hashRecord } from './record-hash';
 import { KeyedStateBehindError } from './keyed-state-behind.error';
 
@@ -46,8 +47,8 @@ export class KeyedStore {
   private staged = new Map<string, Change>();
   private sealed: Map<string, Change> | undefined;
   private sealedGeneration = 0;
-  /** Clean records, least recently used first. */
-  private readonly cache = new Map<string, StoredRecord>();
+  /** Clean records read or written recently. */
+  private readonly cache: RecordCache<StoredRecord>;
   private digestA = 0;
   private digestB = 0;
   private readonly counts = new Map<string, number>();
@@ -66,6 +67,7 @@ export class KeyedStore {
     if (!Number.isSafeInteger(cacheEntriesMax) || cacheEntriesMax < 0) {
       throw new RangeError(`keyed cache entries must be an integer >= 0: ${cacheEntriesMax}`);
     }
+    this.cache = new RecordCache(cacheEntriesMax);
     this.generationMax = reader?.head()?.generation ?? 0;
     this.generation = ++this.generationMax;
   }
@@ -219,11 +221,7 @@ export class KeyedStore {
       if (sealed !== undefined) return sealed ?? undefined;
     }
     const cached = this.cache.get(full);
-    if (cached !== undefined) {
-      this.cache.delete(full);
-      this.cache.set(full, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const reader = this.reader;
     if (reader === undefined || reader.head()?.generation !== this.generation) return undefined;
     const bytes = reader.get(this.generation, Buffer.from(full, 'utf8'));
@@ -236,12 +234,7 @@ export class KeyedStore {
   }
 
   private remember(full: string, record: StoredRecord): void {
-    this.cache.delete(full);
-    if (this.cacheEntriesMax === 0) return;
     this.cache.set(full, record);
-    if (this.cache.size > this.cacheEntriesMax) {
-      this.cache.delete(this.cache.keys().next().value as string);
-    }
   }
 }
 

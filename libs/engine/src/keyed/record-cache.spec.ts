@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { RecordCache } from './record-cache';
+
+describe('RecordCache', () => {
+  it('keeps what was used within the last half-bound insertions, and never more than its bound', () => {
+    const cache = new RecordCache<number>(4);
+    for (const key of ['a', 'b', 'c', 'd', 'e']) cache.set(key, key.charCodeAt(0));
+    expect(cache.size).toBeLessThanOrEqual(4);
+    expect(cache.get('e')).toBe(101);
+    expect(cache.get('d')).toBe(100);
+    expect(cache.get('a')).toBeUndefined();
+  });
+
+  it('moves an entry read from the old generation back to the young one, so a record in use stays', () => {
+    const cache = new RecordCache<string>(4);
+    cache.set('hot', 'h');
+    cache.set('x', 'x'); // young full: it becomes the old generation
+    for (let i = 0; i < 10; i++) {
+      expect(cache.get('hot')).toBe('h');
+      cache.set(`cold${i}`, 'c');
+    }
+    expect(cache.get('hot')).toBe('h');
+  });
+
+  it('keeps nothing with a bound of 0, and forgets deleted and cleared entries', () => {
+    const none = new RecordCache<number>(0);
+    none.set('a', 1);
+    expect(none.get('a')).toBeUndefined();
+    const cache = new RecordCache<number>(8);
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.delete('a');
+    expect(cache.get('a')).toBeUndefined();
+    cache.clear();
+    expect(cache.get('b')).toBeUndefined();
+  });
+
+  it('property: whatever it answers is the latest value set for that key, and it holds at most its bound', () => {
+    const step = fc.tuple(fc.constantFrom('set', 'get', 'delete'), fc.integer({ min: 0, max: 12 }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 6 }),
+        fc.array(step, { maxLength: 200 }),
+        (bound, steps) => {
+          const cache = new RecordCache<number>(bound);
+          const latest = new Map<string, number>();
+          let version = 0;
+          for (const [action, n] of steps) {
+            const key = `k${n}`;
+            if (action === 'set') {
+              cache.set(key, ++version);
+              latest.set(key, version);
+            } else if (action === 'delete') {
+              cache.delete(key);
+              latest.delete(key);
+            } else {
+              const got = cache.get(key);
+              if (got !== undefined) expect(got).toBe(latest.get(key));
+            }
+            expect(cache.size).toBeLessThanOrEqual(Math.max(bound, 1) + 1);
+          }
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * A bounded cache of clean keyed records: two generations of at most half
+ * the bound each. Entries go into the young one; when it is full it becomes
+ * the old one and the previous old one is dropped whole; a hit in the old
+ * one moves the entry back to the young one. What was used within the last
+ * half-bound insertions stays, which is what a least-recently-used list
+ * keeps too, near enough.
+ *
+ * Why not one `Map` in LRU order (delete and re-insert on a hit, evict its
+ * first key): V8 leaves a deleted entry in place until the table is
+ * rehashed, and a `Map`'s first key is found by walking past them, so with
+ * the cache full every eviction walked the tombstones of the ones before it.
+ * At a million records with a cache of 262,144 that held the main thread
+ * for seconds; here nothing is ever deleted from the head.
+ */
+export class RecordCache<V> {
+  private young = new Map<string, V>();
+  private old = new Map<string, V>();
+  private readonly generationMax: number;
+
+  /** @param entriesMax records kept at most (0: none) */
+  constructor(readonly entriesMax: number) {
+    this.generationMax = Math.max(1, Math.ceil(entriesMax / 2));
+  }
+
+  get(key: string): V | undefined {
+    const young = this.young.get(key);
+    if (young !== undefined) return young;
+    const old = this.old.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
+  }
+
+  set(key: string, value: V): void {
+    if (this.entriesMax === 0) return;
+    this.young.set(key, value);
+    if (this.young.size >= this.generationMax) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
+
+  delete(key: string): void {
+    this.young.delete(key);
+    this.old.delete(key);
+  }
+
+  clear(): void {
+    this.young = new Map();
+    this.old = new Map();
+  }
+
+  /** Entries held now (the same key may be counted in both generations). */
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+}
