@@ -47,8 +47,11 @@ export class KeyedStore {
   private staged = new Map<string, Change>();
   private sealed: Map<string, Change> | undefined;
   private sealedGeneration = 0;
-  /** Clean records read or written recently. */
-  private readonly cache: RecordCache<StoredRecord>;
+  /**
+   * Clean records read or written recently; null: a record known to be
+   * deleted on disk (one written as a delete).
+   */
+  private readonly cache: RecordCache<Change>;
   private digestA = 0;
   private digestB = 0;
   private readonly counts = new Map<string, number>();
@@ -157,15 +160,16 @@ export class KeyedStore {
     return { generation: this.generation, changes: encodedChanges(sealed) };
   }
 
-  /** The sealed changes are on disk: they become clean, cached records. */
+  /**
+   * The sealed changes are on disk: they become the cache's young
+   * generation as they are, deletes included (known absent), without a walk
+   * over them: a snapshot may have written hundreds of thousands.
+   */
   sealedWritten(): void {
     const sealed = this.sealed;
     this.sealed = undefined;
     if (sealed === undefined || this.sealedGeneration !== this.generation) return;
-    for (const [full, change] of sealed) {
-      if (change === null) this.cache.delete(full);
-      else this.remember(full, change);
-    }
+    this.cache.adopt(sealed);
   }
 
   /** The sealed changes were not written: they wait for the next snapshot, under newer ones. */
@@ -221,7 +225,7 @@ export class KeyedStore {
       if (sealed !== undefined) return sealed ?? undefined;
     }
     const cached = this.cache.get(full);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return cached ?? undefined;
     const reader = this.reader;
     if (reader === undefined || reader.head()?.generation !== this.generation) return undefined;
     const bytes = reader.get(this.generation, Buffer.from(full, 'utf8'));

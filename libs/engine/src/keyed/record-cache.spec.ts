@@ -22,6 +22,25 @@ describe('RecordCache', () => {
     expect(cache.get('hot')).toBe('h');
   });
 
+  it('adopts a map of entries just written as its young generation, and ages it out like any other', () => {
+    const cache = new RecordCache<number>(4);
+    cache.set('before', 0);
+    cache.adopt(
+      new Map([
+        ['w1', 1],
+        ['w2', 2],
+        ['w3', 3],
+      ]),
+    );
+    expect(cache.get('w2')).toBe(2);
+    expect(cache.get('before')).toBe(0);
+    cache.set('n1', 4);
+    cache.set('n2', 5);
+    cache.set('n3', 6);
+    expect(cache.get('w1')).toBeUndefined();
+    expect(new RecordCache<number>(0).get('x')).toBeUndefined();
+  });
+
   it('keeps nothing with a bound of 0, and forgets deleted and cleared entries', () => {
     const none = new RecordCache<number>(0);
     none.set('a', 1);

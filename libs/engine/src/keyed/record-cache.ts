@@ -35,9 +35,21 @@ export class RecordCache<V> {
     if (this.entriesMax === 0) return;
     this.young.set(key, value);
     if (this.young.size >= this.generationMax) {
+      // An adopted generation may hold more than half the bound: it is old after one insertion.
       this.old = this.young;
       this.young = new Map();
     }
+  }
+
+  /**
+   * Takes `entries` whole as the young generation (the current young one
+   * becomes the old one): entries just written, handed over without a walk
+   * over them. The map is the cache's from now on.
+   */
+  adopt(entries: Map<string, V>): void {
+    if (this.entriesMax === 0) return;
+    this.old = this.young;
+    this.young = entries;
   }
 
   delete(key: string): void {
