@@ -1,0 +1,111 @@
+import { type RecordableHistogram, createHistogram } from 'node:perf_hooks';
+
+/** Options of {@link EventLoopStalls}. */
+export interface EventLoopStallsOptions {
+  /**
+   * How often the loop is sampled, in ms: a stall shorter than this may go
+   * unseen, a longer one is measured to within a millisecond. Default 10
+   * (as `perf_hooks.monitorEventLoopDelay`'s): 100 timer callbacks a second.
+   */
+  readonly resolutionMs?: number;
+}
+
+/** The delays sampled between two reads. */
+export interface EventLoopDelayWindow {
+  /** The longest delay, in ms (0 when nothing was sampled). */
+  readonly maxMs: number;
+  /** The 99th percentile of the samples, in ms. */
+  readonly p99Ms: number;
+  /** Samples taken: one per resolution while the loop turns, one per stall. */
+  readonly samples: number;
+}
+
+const DEFAULT_RESOLUTION_MS = 10;
+/** The histogram counts whole microseconds, from 1. */
+const US_PER_MS = 1000;
+
+/**
+ * How long the main thread went without turning the event loop: while it
+ * runs one piece of code (a snapshot's capture, a big apply, a long JSON
+ * encode), no request is read, decoded or answered, so every request waiting
+ * is late by as much. A timer due every `resolutionMs` records how late it
+ * fires into a histogram (node's HDR histogram, `perf_hooks.createHistogram`).
+ *
+ * Why not `perf_hooks.monitorEventLoopDelay`, which does the same natively:
+ * its `reset()` also forgets when it last fired, so the first interval after
+ * each reset is not measured at all, and a stall that starts right after a
+ * scrape would be lost. Here a read only swaps the histogram; the timer's own
+ * clock goes on. The cost is one JS callback per resolution (100 a second).
+ *
+ * The timer is unref'd: it never keeps a process alive.
+ */
+export class EventLoopStalls {
+  private readonly resolutionMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private lastTickMs = 0;
+  private window: RecordableHistogram = createHistogram();
+  private windowMaxMs = 0;
+  private peak = 0;
+
+  constructor(options: EventLoopStallsOptions = {}) {
+    const resolutionMs = options.resolutionMs ?? DEFAULT_RESOLUTION_MS;
+    if (!Number.isFinite(resolutionMs) || resolutionMs < 1) {
+      throw new RangeError(`resolutionMs must be a number of at least 1: ${resolutionMs}`);
+    }
+    this.resolutionMs = resolutionMs;
+  }
+
+  /** Starts sampling (again: from an empty window and peak). */
+  start(): void {
+    this.stop();
+    this.window = createHistogram();
+    this.windowMaxMs = 0;
+    this.peak = 0;
+    this.lastTickMs = performance.now();
+    this.timer = setInterval(() => this.sample(), this.resolutionMs);
+    this.timer.unref();
+  }
+
+  /** Stops sampling; what was sampled stays readable. */
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Whether the timer runs. */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** The longest delay since {@link start}, in ms (reads do not reset it). */
+  get peakMs(): number {
+    return this.peak;
+  }
+
+  /** The delays since the previous call (or {@link start}); the next window starts empty. */
+  takeWindow(): EventLoopDelayWindow {
+    const window = this.window;
+    const taken: EventLoopDelayWindow = {
+      maxMs: this.windowMaxMs,
+      // The histogram answers a bucket's upper end (3 significant digits): never above the max.
+      p99Ms: window.count > 0 ? Math.min(window.percentile(99) / US_PER_MS, this.windowMaxMs) : 0,
+      samples: window.count,
+    };
+    this.window = createHistogram();
+    this.windowMaxMs = 0;
+    return taken;
+  }
+
+  /**
+   * One tick: how much later than due it fired. Node reschedules an
+   * interval from when its callback ran, so lateness does not accumulate.
+   */
+  private sample(): void {
+    const now = performance.now();
+    const delayMs = Math.max(0, now - this.lastTickMs - this.resolutionMs);
+    this.lastTickMs = now;
+    this.window.record(Math.max(1, Math.round(delayMs * US_PER_MS)));
+    if (delayMs > this.windowMaxMs) this.windowMaxMs = delayMs;
+    if (delayMs > this.peak) this.peak = delayMs;
+  }
+}
