@@ -4,6 +4,8 @@ export interface EventLoopScrape {
   readonly maxMs: number;
   /** The 99th percentile since the previous scrape, ms. */
   readonly p99Ms: number;
+  /** The longest since the previous scrape counted in the service's CPU time (at most `maxMs`), ms. */
+  readonly maxOnCpuMs: number;
   /** The longest since the node opened, ms. */
   readonly peakMs: number;
 }
@@ -11,7 +13,7 @@ export interface EventLoopScrape {
 /**
  * Scrapes `http://127.0.0.1:<port>/metrics` of a service's operations
  * listener and reads its event-loop delay gauges
- * (`once_event_loop_delay_{max,p99,peak}_seconds`). Each scrape starts a new
+ * (`once_event_loop_delay_{max,p99,max_on_cpu,peak}_seconds`). Each scrape starts a new
  * window of the max and the p99, so the bench scrapes at the start and at
  * the end of each phase and is the listener's only scraper.
  */
@@ -27,6 +29,7 @@ export async function scrapeEventLoop(metricsPort: number): Promise<EventLoopScr
   return {
     maxMs: seconds('once_event_loop_delay_max_seconds'),
     p99Ms: seconds('once_event_loop_delay_p99_seconds'),
+    maxOnCpuMs: seconds('once_event_loop_delay_max_on_cpu_seconds'),
     peakMs: seconds('once_event_loop_delay_peak_seconds'),
   };
 }

@@ -64,6 +64,14 @@ export interface ModuleStateRow {
   readonly stall_ms_fill: number;
   /** Longest event-loop delay during the closed and the open loop. */
   readonly stall_ms_load: number;
+  /**
+   * The same two counted in the service's CPU time (per sample, the smaller
+   * of the delay and the CPU the process used meanwhile): on a busy host,
+   * what the service's own work could have blocked; the rest was waiting
+   * for a CPU.
+   */
+  readonly stall_cpu_ms_fill: number;
+  readonly stall_cpu_ms_load: number;
   /** The idle bench process's longest delay over the same phases: the machine's share. */
   readonly control_stall_ms: number;
   /** Snapshots the run wrote (fill and load), and the longest write (capture excluded). */
@@ -138,6 +146,8 @@ function moduleStateRowsOf(points: readonly ModuleStatePoint[]): ModuleStateRow[
       p99_vs_first: point.halfPeak.latency.p99Ms / first.halfPeak.latency.p99Ms,
       stall_ms_fill: point.stalls.fill.maxMs,
       stall_ms_load: Math.max(point.stalls.closed.maxMs, point.stalls.halfPeak.maxMs),
+      stall_cpu_ms_fill: point.stalls.fill.maxOnCpuMs,
+      stall_cpu_ms_load: Math.max(point.stalls.closed.maxOnCpuMs, point.stalls.halfPeak.maxOnCpuMs),
       control_stall_ms: Math.max(
         point.controlStallMs.fill,
         point.controlStallMs.closed,

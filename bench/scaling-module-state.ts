@@ -154,7 +154,7 @@ async function measureModuleState(
     const fillStall = await scrapeEventLoop(metricsPort);
     const fillControl = control.takeWindow().maxMs;
     log(
-      `  ${entities} accounts opened through the SDK at ${Math.round(fill.requestsPerSecond)} req/s (${fill.clients} clients × ${fill.depth}); longest stall ${fillStall.maxMs.toFixed(1)} ms (the bench's own, idle: ${fillControl.toFixed(1)} ms)`,
+      `  ${entities} accounts opened through the SDK at ${Math.round(fill.requestsPerSecond)} req/s (${fill.clients} clients × ${fill.depth}); longest stall ${fillStall.maxMs.toFixed(1)} ms, ${fillStall.maxOnCpuMs.toFixed(1)} ms on CPU (the bench's own, idle: ${fillControl.toFixed(1)} ms)`,
     );
 
     const ioBefore = await readProcessIo(service.pid);
@@ -165,7 +165,7 @@ async function measureModuleState(
     const closedStall = await scrapeEventLoop(metricsPort);
     const closedControl = control.takeWindow().maxMs;
     log(
-      `  deposits into random accounts, ${options.connections} × ${options.depth}: ${Math.round(closed.requestsPerSecond)} req/s; longest stall ${closedStall.maxMs.toFixed(1)} ms (idle bench: ${closedControl.toFixed(1)} ms)`,
+      `  deposits into random accounts, ${options.connections} × ${options.depth}: ${Math.round(closed.requestsPerSecond)} req/s; longest stall ${closedStall.maxMs.toFixed(1)} ms, ${closedStall.maxOnCpuMs.toFixed(1)} on CPU (idle bench: ${closedControl.toFixed(1)} ms)`,
     );
 
     const halfPeak = await runLoad(
@@ -178,7 +178,7 @@ async function measureModuleState(
     const halfPeakStall = await scrapeEventLoop(metricsPort);
     const halfPeakControl = control.takeWindow().maxMs;
     log(
-      `  open loop at ${Math.round(closed.requestsPerSecond / 2)} req/s: ${describeLatency(halfPeak.latency)}; longest stall ${halfPeakStall.maxMs.toFixed(1)} ms (idle bench: ${halfPeakControl.toFixed(1)} ms)`,
+      `  open loop at ${Math.round(closed.requestsPerSecond / 2)} req/s: ${describeLatency(halfPeak.latency)}; longest stall ${halfPeakStall.maxMs.toFixed(1)} ms, ${halfPeakStall.maxOnCpuMs.toFixed(1)} on CPU (idle bench: ${halfPeakControl.toFixed(1)} ms)`,
     );
     const journalOps = await service.commitOp();
     point = {

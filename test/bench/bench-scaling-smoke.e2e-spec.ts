@@ -77,6 +77,7 @@ describe('npm run bench -- --scaling --smoke', () => {
       for (const stall of Object.values(point.stalls)) {
         expect(stall.maxMs).toBeGreaterThanOrEqual(0);
         expect(stall.peakMs).toBeGreaterThanOrEqual(stall.maxMs);
+        expect(stall.maxOnCpuMs).toBeLessThanOrEqual(stall.maxMs);
       }
       // The restart booted the same journal: its snapshot and replay reach the kill's op
       expect(point.restart.replay.snapshotOp + point.restart.replay.totalEntries).toBe(

@@ -19,7 +19,7 @@ describe('EventLoopStalls', () => {
   afterEach(() => stalls.stop());
 
   it('reads zeros before it samples anything, and numbers of at least 0 once it does', async () => {
-    expect(stalls.takeWindow()).toEqual({ maxMs: 0, p99Ms: 0, samples: 0 });
+    expect(stalls.takeWindow()).toEqual({ maxMs: 0, p99Ms: 0, samples: 0, maxOnCpuMs: 0 });
     expect(stalls.peakMs).toBe(0);
 
     stalls.start();
@@ -28,6 +28,8 @@ describe('EventLoopStalls', () => {
     const window = stalls.takeWindow();
     expect(window.maxMs).toBeGreaterThanOrEqual(0);
     expect(window.p99Ms).toBeGreaterThanOrEqual(0);
+    expect(window.maxOnCpuMs).toBeGreaterThanOrEqual(0);
+    expect(window.maxOnCpuMs).toBeLessThanOrEqual(window.maxMs);
     expect(stalls.peakMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -45,7 +47,23 @@ describe('EventLoopStalls', () => {
     expect(window.maxMs).toBeGreaterThan(peakBefore);
     expect(window.maxMs).toBe(stalls.peakMs);
     expect(window.p99Ms).toBeGreaterThan(0);
-    expect(window.p99Ms).toBeLessThanOrEqual(window.maxMs + 0.001);
+    expect(window.p99Ms).toBeLessThanOrEqual(window.maxMs);
+    // The spin was this process computing: part of the delay counts as CPU time, never more.
+    expect(window.maxOnCpuMs).toBeGreaterThan(0);
+    expect(window.maxOnCpuMs).toBeLessThanOrEqual(window.maxMs);
+  });
+
+  it('given a main thread that sleeps rather than computes, then the delay counts little CPU time', async () => {
+    stalls.start();
+    await eventually(() => stalls.takeWindow().samples > 0, 'a sample');
+    const peakBefore = stalls.peakMs;
+
+    // Atomics.wait blocks the thread without using a CPU, like a descheduled process.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, peakBefore + 200);
+    await eventually(() => stalls.peakMs > peakBefore, 'the blocked turn sampled');
+
+    const window = stalls.takeWindow();
+    expect(window.maxOnCpuMs).toBeLessThan(window.maxMs);
   });
 
   it('starts each window empty and keeps the peak across reads', async () => {

@@ -16,6 +16,14 @@ export interface EventLoopDelayWindow {
   readonly maxMs: number;
   /** The 99th percentile of the samples, in ms. */
   readonly p99Ms: number;
+  /**
+   * The longest delay counted in the process's CPU time, in ms: per sample,
+   * the smaller of the delay and the CPU time the whole process used
+   * meanwhile (every thread). What this process's own work could have
+   * blocked; a delay far above it was spent waiting for a CPU (a busy host),
+   * not computing. An upper bound: LevelDB's and libuv's threads count too.
+   */
+  readonly maxOnCpuMs: number;
   /** Samples taken: one per resolution while the loop turns, one per stall. */
   readonly samples: number;
 }
@@ -37,6 +45,10 @@ const US_PER_MS = 1000;
  * scrape would be lost. Here a read only swaps the histogram; the timer's own
  * clock goes on. The cost is one JS callback per resolution (100 a second).
  *
+ * On a busy host a delay is also the time the process waited for a CPU;
+ * each sample therefore also counts the process's CPU time (one getrusage,
+ * `process.cpuUsage`), which bounds how much of the delay was its own work.
+ *
  * The timer is unref'd: it never keeps a process alive.
  */
 export class EventLoopStalls {
@@ -45,7 +57,9 @@ export class EventLoopStalls {
   private lastTickMs = 0;
   private window: RecordableHistogram = createHistogram();
   private windowMaxMs = 0;
+  private windowMaxOnCpuMs = 0;
   private peak = 0;
+  private lastCpuUs = 0;
 
   constructor(options: EventLoopStallsOptions = {}) {
     const resolutionMs = options.resolutionMs ?? DEFAULT_RESOLUTION_MS;
@@ -60,8 +74,10 @@ export class EventLoopStalls {
     this.stop();
     this.window = createHistogram();
     this.windowMaxMs = 0;
+    this.windowMaxOnCpuMs = 0;
     this.peak = 0;
     this.lastTickMs = performance.now();
+    this.lastCpuUs = processCpuUs();
     this.timer = setInterval(() => this.sample(), this.resolutionMs);
     this.timer.unref();
   }
@@ -90,9 +106,11 @@ export class EventLoopStalls {
       // The histogram answers a bucket's upper end (3 significant digits): never above the max.
       p99Ms: window.count > 0 ? Math.min(window.percentile(99) / US_PER_MS, this.windowMaxMs) : 0,
       samples: window.count,
+      maxOnCpuMs: this.windowMaxOnCpuMs,
     };
     this.window = createHistogram();
     this.windowMaxMs = 0;
+    this.windowMaxOnCpuMs = 0;
     return taken;
   }
 
@@ -102,10 +120,20 @@ export class EventLoopStalls {
    */
   private sample(): void {
     const now = performance.now();
+    const cpuUs = processCpuUs();
     const delayMs = Math.max(0, now - this.lastTickMs - this.resolutionMs);
+    const onCpuMs = Math.min(delayMs, (cpuUs - this.lastCpuUs) / US_PER_MS);
     this.lastTickMs = now;
+    this.lastCpuUs = cpuUs;
+    if (onCpuMs > this.windowMaxOnCpuMs) this.windowMaxOnCpuMs = onCpuMs;
     this.window.record(Math.max(1, Math.round(delayMs * US_PER_MS)));
     if (delayMs > this.windowMaxMs) this.windowMaxMs = delayMs;
     if (delayMs > this.peak) this.peak = delayMs;
   }
+}
+
+/** The CPU time this process used so far (user + system, every thread), µs. */
+function processCpuUs(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }

@@ -177,6 +177,7 @@ describe('OnceMetrics on a live node', () => {
         max: read('once_event_loop_delay_max_seconds'),
         p99: read('once_event_loop_delay_p99_seconds'),
         peak: read('once_event_loop_delay_peak_seconds'),
+        onCpu: read('once_event_loop_delay_max_on_cpu_seconds'),
       };
     };
     const before = await scrape();
@@ -196,6 +197,8 @@ describe('OnceMetrics on a live node', () => {
     expect(after.max).toBeGreaterThan(before.peak);
     expect(after.peak).toBeGreaterThanOrEqual(after.max);
     expect(after.p99).toBeGreaterThanOrEqual(0);
+    expect(after.onCpu).toBeGreaterThan(0);
+    expect(after.onCpu).toBeLessThanOrEqual(after.max);
   });
 
   it('exports no cluster metric for a single node, and no connection without a gateway', async () => {

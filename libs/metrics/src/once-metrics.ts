@@ -225,8 +225,8 @@ export class OnceMetrics {
 
   /**
    * The event loop's delays while a node is attached ({@link EventLoopStalls}):
-   * the longest and the 99th percentile since the previous scrape, and the
-   * longest since the node was attached. The first gauge's collect takes the
+   * the longest, the 99th percentile and the longest in CPU time since the
+   * previous scrape, and the longest since the node was attached. The first gauge's collect takes the
    * window and sets all three (prom-client collects in registration order),
    * so one scrape reads one window; with two scrapers, each sees the delays
    * since the other's scrape, the peak stays whole.
@@ -236,6 +236,11 @@ export class OnceMetrics {
     const p99 = new Gauge({
       name: 'once_event_loop_delay_p99_seconds',
       help: '99th percentile of the event loop delay since the previous scrape (sampled every 10 ms)',
+      registers: [],
+    });
+    const onCpu = new Gauge({
+      name: 'once_event_loop_delay_max_on_cpu_seconds',
+      help: "The longest event loop delay since the previous scrape counted in the process's CPU time: a delay far above it was spent waiting for a CPU (a busy host), not computing",
       registers: [],
     });
     const peak = new Gauge({
@@ -252,10 +257,12 @@ export class OnceMetrics {
         const window = stalls.takeWindow();
         this.set(window.maxMs / 1000);
         p99.set(window.p99Ms / 1000);
+        onCpu.set(window.maxOnCpuMs / 1000);
         peak.set(stalls.peakMs / 1000);
       },
     });
     this.registry.registerMetric(p99);
+    this.registry.registerMetric(onCpu);
     this.registry.registerMetric(peak);
   }
 
