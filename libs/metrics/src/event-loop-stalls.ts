@@ -1,4 +1,5 @@
 import { type RecordableHistogram, createHistogram } from 'node:perf_hooks';
+import { MainThreadCpu } from './main-thread-cpu';
 
 /** Options of {@link EventLoopStalls}. */
 export interface EventLoopStallsOptions {
@@ -17,11 +18,11 @@ export interface EventLoopDelayWindow {
   /** The 99th percentile of the samples, in ms. */
   readonly p99Ms: number;
   /**
-   * The longest delay counted in the process's CPU time, in ms: per sample,
-   * the smaller of the delay and the CPU time the whole process used
-   * meanwhile (every thread). What this process's own work could have
-   * blocked; a delay far above it was spent waiting for a CPU (a busy host),
-   * not computing. An upper bound: LevelDB's and libuv's threads count too.
+   * The longest delay counted in the main thread's CPU time, in ms: per
+   * sample, the smaller of the delay and the CPU time the main thread used
+   * meanwhile (Linux; 10 ms steps) or, elsewhere, the whole process (every
+   * thread: an upper bound). What the process's own work blocked; a delay
+   * far above it was spent waiting for a CPU (a busy host), not computing.
    */
   readonly maxOnCpuMs: number;
   /** Samples taken: one per resolution while the loop turns, one per stall. */
@@ -43,11 +44,13 @@ const US_PER_MS = 1000;
  * its `reset()` also forgets when it last fired, so the first interval after
  * each reset is not measured at all, and a stall that starts right after a
  * scrape would be lost. Here a read only swaps the histogram; the timer's own
- * clock goes on. The cost is one JS callback per resolution (100 a second).
+ * clock goes on. The cost is one JS callback per resolution (100 a second), and the read of
+ * the CPU clock in it.
  *
  * On a busy host a delay is also the time the process waited for a CPU;
- * each sample therefore also counts the process's CPU time (one getrusage,
- * `process.cpuUsage`), which bounds how much of the delay was its own work.
+ * each sample therefore also reads the main thread's CPU time
+ * ({@link MainThreadCpu}: one pread of /proc on Linux, a few µs), which tells
+ * how much of the delay was the process's own work.
  *
  * The timer is unref'd: it never keeps a process alive.
  */
@@ -59,7 +62,8 @@ export class EventLoopStalls {
   private windowMaxMs = 0;
   private windowMaxOnCpuMs = 0;
   private peak = 0;
-  private lastCpuUs = 0;
+  private lastCpuMs = 0;
+  private cpu: MainThreadCpu | undefined;
 
   constructor(options: EventLoopStallsOptions = {}) {
     const resolutionMs = options.resolutionMs ?? DEFAULT_RESOLUTION_MS;
@@ -76,8 +80,9 @@ export class EventLoopStalls {
     this.windowMaxMs = 0;
     this.windowMaxOnCpuMs = 0;
     this.peak = 0;
+    this.cpu = MainThreadCpu.open();
     this.lastTickMs = performance.now();
-    this.lastCpuUs = processCpuUs();
+    this.lastCpuMs = this.cpu.nowMs();
     this.timer = setInterval(() => this.sample(), this.resolutionMs);
     this.timer.unref();
   }
@@ -86,6 +91,8 @@ export class EventLoopStalls {
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+    this.cpu?.close();
+    this.cpu = undefined;
   }
 
   /** Whether the timer runs. */
@@ -120,20 +127,14 @@ export class EventLoopStalls {
    */
   private sample(): void {
     const now = performance.now();
-    const cpuUs = processCpuUs();
+    const cpuMs = this.cpu!.nowMs();
     const delayMs = Math.max(0, now - this.lastTickMs - this.resolutionMs);
-    const onCpuMs = Math.min(delayMs, (cpuUs - this.lastCpuUs) / US_PER_MS);
+    const onCpuMs = Math.min(delayMs, cpuMs - this.lastCpuMs);
     this.lastTickMs = now;
-    this.lastCpuUs = cpuUs;
+    this.lastCpuMs = cpuMs;
     if (onCpuMs > this.windowMaxOnCpuMs) this.windowMaxOnCpuMs = onCpuMs;
     this.window.record(Math.max(1, Math.round(delayMs * US_PER_MS)));
     if (delayMs > this.windowMaxMs) this.windowMaxMs = delayMs;
     if (delayMs > this.peak) this.peak = delayMs;
   }
-}
-
-/** The CPU time this process used so far (user + system, every thread), µs. */
-function processCpuUs(): number {
-  const { user, system } = process.cpuUsage();
-  return user + system;
 }

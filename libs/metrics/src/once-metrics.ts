@@ -240,7 +240,7 @@ export class OnceMetrics {
     });
     const onCpu = new Gauge({
       name: 'once_event_loop_delay_max_on_cpu_seconds',
-      help: "The longest event loop delay since the previous scrape counted in the process's CPU time: a delay far above it was spent waiting for a CPU (a busy host), not computing",
+      help: "The longest event loop delay since the previous scrape counted in the main thread's CPU time (Linux; elsewhere the process's): a delay far above it was spent waiting for a CPU (a busy host), not computing",
       registers: [],
     });
     const peak = new Gauge({
