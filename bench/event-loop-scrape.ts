@@ -4,7 +4,7 @@ export interface EventLoopScrape {
   readonly maxMs: number;
   /** The 99th percentile since the previous scrape, ms. */
   readonly p99Ms: number;
-  /** The longest since the previous scrape counted in the service's CPU time (at most `maxMs`), ms. */
+  /** The longest since the previous scrape counted in the service's main-thread CPU time (at most `maxMs`), ms. */
   readonly maxOnCpuMs: number;
   /** The longest since the node opened, ms. */
   readonly peakMs: number;

@@ -65,8 +65,9 @@ export interface ModuleStateRow {
   /** Longest event-loop delay during the closed and the open loop. */
   readonly stall_ms_load: number;
   /**
-   * The same two counted in the service's CPU time (per sample, the smaller
-   * of the delay and the CPU the process used meanwhile): on a busy host,
+   * The same two counted in the service's main-thread CPU time (per sample,
+   * the smaller of the delay and the CPU that thread used meanwhile; Linux,
+   * 10 ms steps): on a busy host,
    * what the service's own work could have blocked; the rest was waiting
    * for a CPU.
    */
