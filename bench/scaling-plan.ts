@@ -27,9 +27,10 @@ export interface ScalingPlan {
  * sessions; 100k, 1M and 5M ops; 10k, 100k, 1M and 10M accounts, the last
  * two larger than the keyed cache's default 262,144 entries): 23 minutes on
  * 2 cores busy with other work, plus the module-state series (10M accounts
- * alone take most of an hour). Quick: smaller sessions and journals
+ * not timed yet: at the 1M fill rates, 3.5k–12k opens a second, its fill
+ * alone is 15 to 50 minutes). Quick: smaller sessions and journals
  * (10k/100k/300k sessions, 100k/300k/1M ops, 10k/100k/1M accounts): 10
- * minutes on 2 busy cores, plus about 5 for the module-state series. Smoke:
+ * minutes on 2 busy cores, plus 4 to 11 for the module-state series. Smoke:
  * tiny sizes for CI; its numbers only prove that every figure is produced.
  * `--module-states` and `--keyed-cache-entries` replace a profile's sizes.
  */
