@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { positiveInteger } from './cli-numbers';
 
 /** Everything that sizes one bench invocation. */
@@ -15,6 +15,16 @@ export interface BenchOptions {
    * instead of the single-node figures.
    */
   readonly scaling: boolean;
+  /**
+   * `--series`: the `--scaling` series to measure. Default all: throughput
+   * (by connections), sessions (memory), restarts (by journal length),
+   * module-state (by ledger accounts).
+   */
+  readonly scalingSeries: readonly ScalingSeries[];
+  /** `--module-states`: the ledger sizes of the module-state series, instead of the profile's. */
+  readonly moduleStates?: readonly number[];
+  /** `--keyed-cache-entries`: ONCE_KEYED_CACHE_ENTRIES of the module-state services. */
+  readonly keyedCacheEntries?: number;
   /**
    * `--metrics`: each throughput run also measures the once closed loop with
    * the metrics listener on and scraped, for `ratio_metrics_on_vs_off`.
@@ -41,9 +51,21 @@ export interface BenchOptions {
   readonly failoverKills: number;
 }
 
+/** The series of `--scaling`, in the order they run. */
+export const SCALING_SERIES = ['throughput', 'sessions', 'restarts', 'module-state'] as const;
+export type ScalingSeries = (typeof SCALING_SERIES)[number];
+
 type Profile = Omit<
   BenchOptions,
-  'profile' | 'cluster' | 'scaling' | 'metrics' | 'out' | 'workDir'
+  | 'profile'
+  | 'cluster'
+  | 'scaling'
+  | 'scalingSeries'
+  | 'moduleStates'
+  | 'keyedCacheEntries'
+  | 'metrics'
+  | 'out'
+  | 'workDir'
 >;
 
 /**
@@ -118,6 +140,21 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--smoke', 'tiny sizes (under 30 s, for CI; under 60 s with --cluster)')
     .option('--cluster', 'cluster figures (3 NATS servers, 3 nodes) instead of single-node ones')
     .option('--scaling', 'how cost grows: connections, sessions, journal length (own JSON file)')
+    .option(
+      '--series <names>',
+      `with --scaling: the series to measure, comma-separated (${SCALING_SERIES.join(', ')}; default all)`,
+      seriesList,
+    )
+    .option(
+      '--module-states <counts>',
+      'with --scaling: ledger accounts of the module-state series, comma-separated',
+      countList,
+    )
+    .option(
+      '--keyed-cache-entries <count>',
+      'with --scaling: ONCE_KEYED_CACHE_ENTRIES of the module-state services (default: theirs)',
+      positiveInteger,
+    )
     .option('--metrics', 'also measure the once closed loop with metrics on (scraped every second)')
     .option(
       '--out <file>',
@@ -136,6 +173,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       smoke?: boolean;
       cluster?: boolean;
       scaling?: boolean;
+      series?: ScalingSeries[];
+      moduleStates?: number[];
+      keyedCacheEntries?: number;
       metrics?: boolean;
       out?: string;
       workDir: string;
@@ -155,11 +195,18 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const cluster = flags.cluster === true;
   const scaling = flags.scaling === true;
   if (cluster && scaling) throw new Error('--cluster and --scaling exclude each other');
+  const scalingOnly = [flags.series, flags.moduleStates, flags.keyedCacheEntries];
+  if (!scaling && scalingOnly.some((flag) => flag !== undefined)) {
+    throw new Error('--series, --module-states and --keyed-cache-entries need --scaling');
+  }
   return {
     ...preset,
     profile,
     cluster,
     scaling,
+    scalingSeries: flags.series ?? [...SCALING_SERIES],
+    ...(flags.moduleStates !== undefined && { moduleStates: flags.moduleStates }),
+    ...(flags.keyedCacheEntries !== undefined && { keyedCacheEntries: flags.keyedCacheEntries }),
     metrics: flags.metrics === true,
     out: flags.out ?? (cluster ? DEFAULT_CLUSTER_OUT : scaling ? DEFAULT_SCALING_OUT : DEFAULT_OUT),
     workDir: flags.workDir,
@@ -172,4 +219,20 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     // A journal shorter than the interval would have no snapshot to restart from.
     restartSnapshotEveryOps: Math.min(preset.restartSnapshotEveryOps, restartOps),
   };
+}
+
+/** `a,b`: series names of {@link SCALING_SERIES}, each at most once. */
+function seriesList(value: string): ScalingSeries[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(SCALING_SERIES as readonly string[]).includes(name)) {
+      throw new InvalidArgumentError(`unknown series "${name}" (${SCALING_SERIES.join(', ')})`);
+    }
+  }
+  return [...new Set(names)] as ScalingSeries[];
+}
+
+/** `10000,100000`: positive integers. */
+function countList(value: string): number[] {
+  return value.split(',').map((count) => positiveInteger(count.trim()));
 }

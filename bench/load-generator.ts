@@ -3,6 +3,7 @@ import { nonNegativeInteger, positiveInteger, positiveNumber } from './cli-numbe
 import { type LoadConnection } from './load-connection';
 import { runClosedLoop, runFixedCount, runOpenLoop, type WindowTimes } from './load-drivers';
 import { type LoadReport } from './load-report';
+import { LedgerAccounts } from './ledger-accounts';
 import { LoadStats } from './load-stats';
 import { NestTcpLoadConnection } from './nest-tcp-load-connection';
 import { OnceLoadConnection } from './once-load-connection';
@@ -42,6 +43,11 @@ async function main(): Promise<void> {
     .option('--rate <perSecond>', 'open loop: total requests per second', positiveNumber)
     .option('--requests <count>', 'fixed mode: total requests', positiveInteger)
     .option(
+      '--accounts <count>',
+      'once: deposit into a random one of this many opened accounts (acct-0…) per request',
+      positiveInteger,
+    )
+    .option(
       '--drain-ms <ms>',
       'open loop: wait for answers after the window',
       nonNegativeInteger,
@@ -59,15 +65,21 @@ async function main(): Promise<void> {
       durationMs: number;
       rate?: number;
       requests?: number;
+      accounts?: number;
       drainMs: number;
     }>();
 
   const stats = new LoadStats();
   const password = process.env.ONCE_ADMIN_PASSWORD ?? '';
+  const accounts =
+    options.accounts === undefined ? undefined : new LedgerAccounts(options.accounts);
   const connections: LoadConnection[] = await Promise.all(
     Array.from({ length: options.connections }, () =>
       options.target === 'once'
-        ? OnceLoadConnection.open({ ...options, username: ADMIN_USERNAME, password }, stats)
+        ? OnceLoadConnection.open(
+            { ...options, username: ADMIN_USERNAME, password, accounts },
+            stats,
+          )
         : NestTcpLoadConnection.open(
             { ...options, pattern: options.target === 'nest-deposit' ? 'deposit' : 'echo' },
             stats,

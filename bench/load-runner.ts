@@ -24,6 +24,8 @@ export async function runLoad(
   port: number,
   mode: LoadMode,
   context: BenchContext,
+  /** More load-generator flags (`--accounts`). */
+  extraArgs: readonly string[] = [],
 ): Promise<LoadReport> {
   const { options } = context;
   const args = [
@@ -46,6 +48,7 @@ export async function runLoad(
   ];
   if (mode.kind === 'open') args.push('--rate', String(mode.ratePerSecond));
   if (mode.kind === 'fixed') args.push('--requests', String(mode.requests));
+  args.push(...extraArgs);
   const plannedMs =
     mode.kind === 'fixed'
       ? (mode.requests * 1000) / FILL_OPS_PER_SECOND_FLOOR

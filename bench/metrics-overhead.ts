@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { type BenchContext } from './bench-context';
+import { freePort } from './free-port';
 import { withFreshOnceService } from './fresh-once-service';
 import { type LoadReport } from './load-report';
 import { runLoad } from './load-runner';
@@ -55,17 +55,5 @@ export async function measureOnceWithMetrics(
     } finally {
       clearInterval(timer);
     }
-  });
-}
-
-/** A port of 127.0.0.1 the kernel says is free now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }

@@ -14,7 +14,9 @@ import { benchPayload } from './bench-payload';
 import { connectSocket } from './connect-socket';
 import { FrameSplitter } from './frame-splitter';
 import { type LoadConnection, SENT_AT_RING_MASK, SENT_AT_RING_SIZE } from './load-connection';
+import { type LedgerAccounts } from './ledger-accounts';
 import { type LoadStats } from './load-stats';
+import { RandomAccountFrames } from './random-account-frames';
 import { RequestFrameTemplate } from './request-frame-template';
 
 /** Where and as whom a once load connection logs in. */
@@ -24,6 +26,17 @@ export interface OnceTarget {
   readonly username: string;
   readonly password: string;
   readonly payloadBytes: number;
+  /**
+   * Deposit into an account drawn at random among these (opened
+   * beforehand) for each request, instead of into the connection's own.
+   */
+  readonly accounts?: LedgerAccounts;
+}
+
+/** How a connection builds its deposit frames: one fixed account, or a random one each. */
+interface DepositFrames {
+  readonly frameBytes: number;
+  writeInto(target: Buffer, offset: number, request: number): void;
 }
 
 /** The first bytes of an OK outcome body: a deposit the ledger refused is an error too. */
@@ -33,7 +46,8 @@ const SETUP_TIMEOUT_MS = 60_000;
 /**
  * One session of the once protocol, driven as a load: it REGISTERs a random
  * client id, opens its own ledger account (request 1), then sends
- * `ledger.deposit` requests under consecutive request numbers from 2 on.
+ * `ledger.deposit` requests under consecutive request numbers from 2 on
+ * (into its own account, or into random ones of `accounts`).
  *
  * Replies are read from the header only (`command`, `status`, `request`) plus
  * the first bytes of the outcome, without checksum verification; see
@@ -44,7 +58,7 @@ export class OnceLoadConnection implements LoadConnection {
 
   private readonly splitter = new FrameSplitter();
   private readonly sentAt = new Float64Array(SENT_AT_RING_SIZE);
-  private deposits: RequestFrameTemplate | undefined;
+  private deposits: DepositFrames | undefined;
   private nextRequest = 1;
   private inFlightCount = 0;
   private setupWaiter: ((frame: Buffer) => void) | undefined;
@@ -118,10 +132,13 @@ export class OnceLoadConnection implements LoadConnection {
     );
     expectOk(opened, 'ledger.open');
 
-    this.deposits = new RequestFrameTemplate(
-      { operation: Operation.Command, client, session },
-      Buffer.from(JSON.stringify({ pattern: 'ledger.deposit', data: payload })),
-    );
+    const fields = { operation: Operation.Command, client, session };
+    this.deposits = target.accounts
+      ? new RandomAccountFrames(fields, target.accounts, target.payloadBytes)
+      : new RequestFrameTemplate(
+          fields,
+          Buffer.from(JSON.stringify({ pattern: 'ledger.deposit', data: payload })),
+        );
   }
 
   /** Sends one setup frame and resolves with (a copy of) the next frame. */

@@ -32,6 +32,15 @@ export interface ReplayReport {
   readonly elapsedMs: number;
 }
 
+/** One `snapshot at op … written` line. */
+export interface SnapshotWrite {
+  readonly op: number;
+  /** The snapshot value's bytes (keyed records are written beside it, not counted). */
+  readonly bytes: number;
+  /** From the capture's end to the synced batch. */
+  readonly elapsedMs: number;
+}
+
 const SERVICE_HOST = '127.0.0.1';
 /** The port is bound (`bound`) before the node is ready (`listening on`). */
 const LISTENING = /(?:listening on|bound) [0-9a-fA-F.:]+:(\d+)/;
@@ -39,6 +48,7 @@ const REPLAY_DONE =
   /replay applied (\d+) entries \(ops (\d+)\.\.\d+\) in (\d+) ms at (\d+) entries\/s/;
 const NOTHING_TO_REPLAY = /replay applied 0 entries \(nothing after op (\d+)\)/;
 const SNAPSHOT_WRITTEN = /snapshot at op (\d+) written/g;
+const SNAPSHOT_WRITE = /snapshot at op (\d+) written \((\d+) bytes, (\d+) ms\)/g;
 const READY_TIMEOUT_MS = 600_000;
 const READY_POLL_MS = 5;
 const SNAPSHOT_POLL_MS = 50;
@@ -122,6 +132,15 @@ export class OnceService {
     return [...this.child.logs.matchAll(SNAPSHOT_WRITTEN)].map((match) => Number(match[1]));
   }
 
+  /** The snapshots this process wrote so far: op, payload bytes, write time (capture excluded). */
+  get snapshotWrites(): SnapshotWrite[] {
+    return [...this.child.logs.matchAll(SNAPSHOT_WRITE)].map((match) => ({
+      op: Number(match[1]),
+      bytes: Number(match[2]),
+      elapsedMs: Number(match[3]),
+    }));
+  }
+
   /** The node's highest committed op now. */
   async commitOp(): Promise<number> {
     return (await pingUntilReady(SERVICE_HOST, this.port, READY_POLL_MS, READY_TIMEOUT_MS)).commit;
@@ -136,6 +155,11 @@ export class OnceService {
       }
       await sleep(SNAPSHOT_POLL_MS);
     }
+  }
+
+  /** The service's process id (its /proc entry: bytes written, …). */
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   /** Whether the process still runs. */

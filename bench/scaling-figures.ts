@@ -1,3 +1,4 @@
+import { type ModuleStatePoint } from './scaling-module-state';
 import { type ScalingRestartPoint } from './scaling-restarts';
 import { type ScalingSessionsReport } from './scaling-sessions';
 import { type ScalingThroughput } from './scaling-throughput';
@@ -47,23 +48,168 @@ export interface RestartRow {
   readonly replay_eps: number;
 }
 
-/** The figures of `--scaling`: three series, each with its per-step slopes. */
+/** One ledger size of the module-state series; ratios against the smallest size of the run. */
+export interface ModuleStateRow {
+  /** Ledger accounts, each a keyed record. */
+  readonly entities: number;
+  /** Their `ledger.open`s through the SDK, per second. */
+  readonly fill_rps: number;
+  /** Closed loop of deposits into random accounts. */
+  readonly rps: number;
+  readonly rps_vs_first: number;
+  readonly p50_ms_at_half_peak: number;
+  readonly p99_ms_at_half_peak: number;
+  readonly p99_vs_first: number;
+  /** Longest event-loop delay while the accounts were opened. */
+  readonly stall_ms_fill: number;
+  /** Longest event-loop delay during the closed and the open loop. */
+  readonly stall_ms_load: number;
+  /**
+   * The same two counted in the service's main-thread CPU time (per sample,
+   * the smaller of the delay and the CPU that thread used meanwhile; Linux,
+   * 10 ms steps): on a busy host,
+   * what the service's own work could have blocked; the rest was waiting
+   * for a CPU.
+   */
+  readonly stall_cpu_ms_fill: number;
+  readonly stall_cpu_ms_load: number;
+  /** The idle bench process's longest delay over the same phases: the machine's share. */
+  readonly control_stall_ms: number;
+  /** Snapshots the run wrote (fill and load), and the longest write (capture excluded). */
+  readonly snapshots: number;
+  readonly snapshot_write_ms_max: number;
+  /** Spawn to ready after SIGKILL, median; and what its replay applied. */
+  readonly restart_ms: number;
+  readonly restart_replayed_entries: number;
+  /** The journal's end at the kill. */
+  readonly journal_ops: number;
+  /** Storage writes of the service per closed-loop request (/proc/<pid>/io); null where unreadable. */
+  readonly disk_bytes_per_request: number | null;
+  /** LevelDB's flushed and compacted bytes per closed-loop request (its info log). */
+  readonly leveldb_bytes_per_request: number;
+  readonly data_dir_bytes: number;
+}
+
+/** One target of the module-state series, checked at one size. */
+export interface ModuleStateTarget {
+  readonly entities: number;
+  readonly name: 'rps_vs_first' | 'p99_vs_first' | 'stall_ms' | 'restart_ms';
+  readonly value: number;
+  /** `≥ 0.8`, `≤ 1.5`, … */
+  readonly target: string;
+  readonly met: boolean;
+}
+
+/** The figures of `--scaling`: four series, each with its per-step slopes or ratios. */
 export interface ScalingFigures {
   readonly throughput_by_connections: readonly ThroughputRow[];
   readonly memory_by_sessions: readonly MemoryRow[];
   readonly restart_by_journal_ops: readonly RestartRow[];
+  readonly module_state_by_entities: readonly ModuleStateRow[];
+  readonly module_state_targets: readonly ModuleStateTarget[];
 }
 
+/** Where the throughput and p99 targets apply: the state outgrows the keyed cache's default. */
+const LARGE_STATE_ENTITIES = 1_000_000;
+const RPS_RATIO_MIN = 0.8;
+const P99_RATIO_MAX = 1.5;
+const STALL_MS_MAX = 50;
+const RESTART_MS_MAX = 2000;
+
 export function computeScalingFigures(
-  throughput: ScalingThroughput,
+  throughput: ScalingThroughput | undefined,
   sessions: readonly ScalingSessionsReport[],
   restarts: readonly ScalingRestartPoint[],
+  moduleStates: readonly ModuleStatePoint[],
 ): ScalingFigures {
+  const moduleStateRows = moduleStateRowsOf(moduleStates);
   return {
-    throughput_by_connections: throughputRows(throughput),
+    throughput_by_connections: throughput ? throughputRows(throughput) : [],
     memory_by_sessions: memoryRows(sessions),
     restart_by_journal_ops: restartRows(restarts),
+    module_state_by_entities: moduleStateRows,
+    module_state_targets: moduleStateTargets(moduleStateRows),
   };
+}
+
+function moduleStateRowsOf(points: readonly ModuleStatePoint[]): ModuleStateRow[] {
+  const sorted = [...points].sort((a, b) => a.entities - b.entities);
+  const first = sorted[0];
+  return sorted.map((point) => {
+    const { disk } = point;
+    return {
+      entities: point.entities,
+      fill_rps: point.fill.requestsPerSecond,
+      rps: point.closed.requestsPerSecond,
+      rps_vs_first: point.closed.requestsPerSecond / first.closed.requestsPerSecond,
+      p50_ms_at_half_peak: point.halfPeak.latency.p50Ms,
+      p99_ms_at_half_peak: point.halfPeak.latency.p99Ms,
+      p99_vs_first: point.halfPeak.latency.p99Ms / first.halfPeak.latency.p99Ms,
+      stall_ms_fill: point.stalls.fill.maxMs,
+      stall_ms_load: Math.max(point.stalls.closed.maxMs, point.stalls.halfPeak.maxMs),
+      stall_cpu_ms_fill: point.stalls.fill.maxOnCpuMs,
+      stall_cpu_ms_load: Math.max(point.stalls.closed.maxOnCpuMs, point.stalls.halfPeak.maxOnCpuMs),
+      control_stall_ms: Math.max(
+        point.controlStallMs.fill,
+        point.controlStallMs.closed,
+        point.controlStallMs.halfPeak,
+      ),
+      snapshots: point.snapshots.length,
+      snapshot_write_ms_max: Math.max(0, ...point.snapshots.map((write) => write.elapsedMs)),
+      restart_ms: point.restart.medianReadyAfterMs,
+      restart_replayed_entries: point.restart.replay.totalEntries,
+      journal_ops: point.journalOps,
+      disk_bytes_per_request:
+        disk.writeBytes === undefined ? null : disk.writeBytes / disk.requests,
+      leveldb_bytes_per_request:
+        (disk.leveldbFlushedBytes + disk.leveldbCompactionBytes) / disk.requests,
+      data_dir_bytes: disk.dataDirBytes,
+    };
+  });
+}
+
+/**
+ * The issue's targets: at every size no stall above 50 ms; from 1M
+ * entities on, throughput ≥ 0.8 and p99 ≤ 1.5 × the smallest size's of the
+ * same run, and a restart within 2 s.
+ */
+function moduleStateTargets(rows: readonly ModuleStateRow[]): ModuleStateTarget[] {
+  const targets: ModuleStateTarget[] = [];
+  for (const row of rows) {
+    const stall = Math.max(row.stall_ms_fill, row.stall_ms_load);
+    targets.push({
+      entities: row.entities,
+      name: 'stall_ms',
+      value: stall,
+      target: `≤ ${STALL_MS_MAX}`,
+      met: stall <= STALL_MS_MAX,
+    });
+    if (row.entities < LARGE_STATE_ENTITIES) continue;
+    targets.push(
+      {
+        entities: row.entities,
+        name: 'rps_vs_first',
+        value: row.rps_vs_first,
+        target: `≥ ${RPS_RATIO_MIN}`,
+        met: row.rps_vs_first >= RPS_RATIO_MIN,
+      },
+      {
+        entities: row.entities,
+        name: 'p99_vs_first',
+        value: row.p99_vs_first,
+        target: `≤ ${P99_RATIO_MAX}`,
+        met: row.p99_vs_first <= P99_RATIO_MAX,
+      },
+      {
+        entities: row.entities,
+        name: 'restart_ms',
+        value: row.restart_ms,
+        target: `≤ ${RESTART_MS_MAX}`,
+        met: row.restart_ms <= RESTART_MS_MAX,
+      },
+    );
+  }
+  return targets;
 }
 
 function throughputRows(throughput: ScalingThroughput): ThroughputRow[] {

@@ -14,14 +14,25 @@ export interface ScalingPlan {
   readonly restartRepeats: number;
   /** Connections of the load that fills the restart journals. */
   readonly fillConnections: number;
+  /** Ledger accounts (keyed records) of the module-state series, one service each. */
+  readonly moduleStates: readonly number[];
+  /** SDK clients that open the accounts (each pipelining `--depth` opens). */
+  readonly moduleStateFillClients: number;
+  /** ONCE_KEYED_CACHE_ENTRIES of the module-state services; absent: the service's default. */
+  readonly keyedCacheEntries?: number;
 }
 
 /**
  * Default: the published sizes (1 to 1,024 connections; 10k, 100k and 1M
- * sessions; 100k, 1M and 5M ops): 23 minutes on 2 cores busy with other work.
- * Quick: smaller sessions and journals (10k/100k/300k sessions,
- * 100k/300k/1M ops): 10 minutes on 2 busy cores. Smoke: tiny sizes for CI; its
- * numbers only prove that every figure is produced.
+ * sessions; 100k, 1M and 5M ops; 10k, 100k, 1M and 10M accounts, the last
+ * two larger than the keyed cache's default 262,144 entries): 23 minutes on
+ * 2 cores busy with other work, plus the module-state series (10M accounts
+ * not timed yet: at the 1M fill rates, 3.5k–12k opens a second, its fill
+ * alone is 15 to 50 minutes). Quick: smaller sessions and journals
+ * (10k/100k/300k sessions, 100k/300k/1M ops, 10k/100k/1M accounts): 10
+ * minutes on 2 busy cores, plus 4 to 11 for the module-state series. Smoke:
+ * tiny sizes for CI; its numbers only prove that every figure is produced.
+ * `--module-states` and `--keyed-cache-entries` replace a profile's sizes.
  */
 const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
   default: {
@@ -31,6 +42,8 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     journalOps: [100_000, 1_000_000, 5_000_000],
     restartRepeats: 3,
     fillConnections: 256,
+    moduleStates: [10_000, 100_000, 1_000_000, 10_000_000],
+    moduleStateFillClients: 64,
   },
   quick: {
     connections: [1, 16, 64, 256, 1024],
@@ -39,6 +52,8 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     journalOps: [100_000, 300_000, 1_000_000],
     restartRepeats: 3,
     fillConnections: 256,
+    moduleStates: [10_000, 100_000, 1_000_000],
+    moduleStateFillClients: 64,
   },
   smoke: {
     connections: [1, 4, 16],
@@ -47,10 +62,19 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     journalOps: [1000, 2000, 4000],
     restartRepeats: 1,
     fillConnections: 16,
+    moduleStates: [1000, 2000],
+    moduleStateFillClients: 4,
   },
 };
 
-/** The plan of `options`' profile. */
+/** The plan of `options`' profile, with the sizes `options` replaces. */
 export function scalingPlan(options: BenchOptions): ScalingPlan {
-  return PLANS[options.profile];
+  const plan = PLANS[options.profile];
+  return {
+    ...plan,
+    ...(options.moduleStates !== undefined && { moduleStates: options.moduleStates }),
+    ...(options.keyedCacheEntries !== undefined && {
+      keyedCacheEntries: options.keyedCacheEntries,
+    }),
+  };
 }

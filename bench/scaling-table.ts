@@ -1,7 +1,7 @@
 import { type ScalingFigures } from './scaling-figures';
 import { formatTable } from './text-table';
 
-/** The three series of `--scaling` as text tables, one under the other. */
+/** The series of `--scaling` that were measured, as text tables, one under the other. */
 export function scalingTables(figures: ScalingFigures): string {
   const fixed = (value: number | null, digits: number) =>
     value === null ? '—' : value.toFixed(digits);
@@ -55,14 +55,72 @@ export function scalingTables(figures: ScalingFigures): string {
       fixed(row.step_us_per_1k_ops_with_snapshot, 0),
     ]),
   );
-  return [
-    'throughput by connections (closed loop)',
-    throughput,
-    '',
-    'memory by idle sessions',
-    memory,
-    '',
-    'restart by journal length',
-    restart,
-  ].join('\n');
+  const moduleState = formatTable(
+    [
+      'accounts',
+      'fill req/s',
+      'req/s',
+      '× first',
+      'p99 ms ½',
+      '× first',
+      'stall ms fill',
+      'stall ms load',
+      'on CPU fill',
+      'on CPU load',
+      'idle ms',
+      'snapshots',
+      'restart ms',
+      'replayed',
+      'disk B/req',
+      'LevelDB B/req',
+    ],
+    figures.module_state_by_entities.map((row) => [
+      String(row.entities),
+      fixed(row.fill_rps, 0),
+      fixed(row.rps, 0),
+      fixed(row.rps_vs_first, 2),
+      fixed(row.p99_ms_at_half_peak, 2),
+      fixed(row.p99_vs_first, 2),
+      fixed(row.stall_ms_fill, 1),
+      fixed(row.stall_ms_load, 1),
+      fixed(row.stall_cpu_ms_fill, 1),
+      fixed(row.stall_cpu_ms_load, 1),
+      fixed(row.control_stall_ms, 1),
+      String(row.snapshots),
+      fixed(row.restart_ms, 0),
+      String(row.restart_replayed_entries),
+      fixed(row.disk_bytes_per_request, 0),
+      fixed(row.leveldb_bytes_per_request, 0),
+    ]),
+  );
+  const missed = figures.module_state_targets.filter((target) => !target.met);
+  const targets =
+    figures.module_state_targets.length === 0
+      ? []
+      : missed.length === 0
+        ? ['targets met']
+        : missed.map(
+            (target) =>
+              `target missed at ${target.entities}: ${target.name} ${target.value.toFixed(2)} (${target.target})`,
+          );
+  const sections: Array<[string, number, string, string[]]> = [
+    [
+      'throughput by connections (closed loop)',
+      figures.throughput_by_connections.length,
+      throughput,
+      [],
+    ],
+    ['memory by idle sessions', figures.memory_by_sessions.length, memory, []],
+    ['restart by journal length', figures.restart_by_journal_ops.length, restart, []],
+    [
+      "module state by ledger accounts (deposits into random accounts; ½: open loop at half the closed loop; on CPU: the stalls counted in the service's main-thread CPU time; idle ms: the bench's own longest stall, the machine's share)",
+      figures.module_state_by_entities.length,
+      moduleState,
+      targets,
+    ],
+  ];
+  return sections
+    .filter(([, rows]) => rows > 0)
+    .map(([title, , table, notes]) => [title, table, ...notes].join('\n'))
+    .join('\n\n');
 }

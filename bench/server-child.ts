@@ -52,6 +52,11 @@ export class ServerChild {
     return this.output;
   }
 
+  /** The process id (undefined when the spawn failed). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }

@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import type { ScalingBenchDocument } from '../../bench/scaling-bench';
 import { benchOutputDir, passingBenchRun } from './support/bench-run';
 
-/** Past this bound the bench and its children are killed; a scaling smoke run takes about 50 s. */
-const BENCH_BOUND_MS = 170_000;
+/** Past this bound the bench and its children are killed; a scaling smoke run takes about 70 s. */
+const BENCH_BOUND_MS = 230_000;
 
 /** The smoke plan's sizes (bench/scaling-plan.ts). */
 const CONNECTIONS = [1, 4, 16];
 const SESSIONS = [1000, 2000, 4000];
 const JOURNAL_OPS = [1000, 2000, 4000];
+const MODULE_STATES = [1000, 2000];
 
 jest.setTimeout(BENCH_BOUND_MS + 10_000);
 
@@ -36,6 +37,7 @@ describe('npm run bench -- --scaling --smoke', () => {
       'throughput by connections',
       'memory by idle sessions',
       'restart by journal length',
+      'module state by ledger accounts',
     ]) {
       expect(output).toContain(title);
     }
@@ -44,7 +46,7 @@ describe('npm run bench -- --scaling --smoke', () => {
     const throughput = results.throughput_by_connections;
     expect(throughput.map((row) => row.connections)).toEqual(CONNECTIONS);
     for (const row of throughput) expect({ row, bad: nonFinite(row) }).toMatchObject({ bad: [] });
-    expect(results.throughput.connectionsOpened).toBe(Math.max(...CONNECTIONS));
+    expect(results.throughput?.connectionsOpened).toBe(Math.max(...CONNECTIONS));
 
     // Memory: a row per session count; the snapshot grows with every session
     const memory = results.memory_by_sessions;
@@ -62,6 +64,30 @@ describe('npm run bench -- --scaling --smoke', () => {
     expect(nonFinite(restart[0], slopes)).toEqual([]);
     for (const row of restart.slice(1))
       expect({ row, bad: nonFinite(row) }).toMatchObject({ bad: [] });
+
+    // Module state: a row per ledger size, every figure measured, ratios against the smallest
+    const moduleState = results.module_state_by_entities;
+    expect(moduleState.map((row) => row.entities)).toEqual(MODULE_STATES);
+    for (const row of moduleState) expect({ row, bad: nonFinite(row) }).toMatchObject({ bad: [] });
+    expect(moduleState[0]).toMatchObject({ rps_vs_first: 1, p99_vs_first: 1 });
+    for (const point of results.moduleStates) {
+      // Every account was opened, and the service's event loop was scraped per phase
+      expect(point.fill.accounts).toBe(point.entities);
+      expect(point.journalOps).toBeGreaterThan(point.entities);
+      for (const stall of Object.values(point.stalls)) {
+        expect(stall.maxMs).toBeGreaterThanOrEqual(0);
+        expect(stall.peakMs).toBeGreaterThanOrEqual(stall.maxMs);
+        expect(stall.maxOnCpuMs).toBeLessThanOrEqual(stall.maxMs);
+      }
+      // The restart booted the same journal: its snapshot and replay reach the kill's op
+      expect(point.restart.replay.snapshotOp + point.restart.replay.totalEntries).toBe(
+        point.journalOps,
+      );
+    }
+    // Stalls are checked at every size; the other targets from 1M accounts on only
+    expect(results.module_state_targets.map((target) => target.name)).toEqual(
+      MODULE_STATES.map(() => 'stall_ms'),
+    );
 
     // The two cases are what they say: the whole journal replayed, or nothing after the snapshot
     for (const point of results.restarts) {

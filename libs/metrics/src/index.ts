@@ -4,6 +4,11 @@ export {
   type GatewayMetricsView,
   type OnceMetricsSource,
 } from './metrics-source';
+export {
+  EventLoopStalls,
+  type EventLoopDelayWindow,
+  type EventLoopStallsOptions,
+} from './event-loop-stalls';
 export { OnceHealthIndicator } from './once-health.indicator';
 export { OnceMetrics, type OnceMetricsOptions } from './once-metrics';
 export { ONCE_METRICS_OPTIONS, ONCE_METRICS_REGISTRY } from './once-metrics.constants';

@@ -1,6 +1,7 @@
 import { type Engine, type OnceNode } from '@once/engine';
 import { type JournalEntry, type JournalStore } from '@once/journal';
 import { clientIdFromBigInt } from '@once/protocol';
+import { eventually } from '@once/testing';
 import { Counter, Registry } from 'prom-client';
 import {
   commandDraft,
@@ -166,6 +167,38 @@ describe('OnceMetrics on a live node', () => {
     expect(age).toBeGreaterThanOrEqual(
       (scrapedAfterMs - Number(snapshotEntry.timestamp / 1_000_000n)) / 1000 - 0.001,
     );
+  });
+
+  it('given an attached node, when the main thread blocks, then the next scrape reports a longer event loop delay', async () => {
+    const scrape = async () => {
+      const text = await metrics.metrics();
+      const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      return {
+        max: read('once_event_loop_delay_max_seconds'),
+        p99: read('once_event_loop_delay_p99_seconds'),
+        peak: read('once_event_loop_delay_peak_seconds'),
+        onCpu: read('once_event_loop_delay_max_on_cpu_seconds'),
+      };
+    };
+    const before = await scrape();
+    for (const value of Object.values(before)) expect(value).toBeGreaterThanOrEqual(0);
+
+    // Longer than any delay seen since the node was attached, whatever the machine's load.
+    const until = performance.now() + before.peak * 1000 + 100;
+    while (performance.now() < until) {
+      // spinning on purpose: no event loop turn
+    }
+    let after = before;
+    await eventually(async () => {
+      after = await scrape();
+      return after.peak > before.peak;
+    }, 'a scrape after the blocked turn');
+
+    expect(after.max).toBeGreaterThan(before.peak);
+    expect(after.peak).toBeGreaterThanOrEqual(after.max);
+    expect(after.p99).toBeGreaterThanOrEqual(0);
+    expect(after.onCpu).toBeGreaterThan(0);
+    expect(after.onCpu).toBeLessThanOrEqual(after.max);
   });
 
   it('exports no cluster metric for a single node, and no connection without a gateway', async () => {

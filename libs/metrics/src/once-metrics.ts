@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppliedTally } from './applied-tally';
 import { type OnceMetricsSource } from './metrics-source';
 import { DiskUsage } from './disk-usage';
+import { EventLoopStalls } from './event-loop-stalls';
 
 /** Options of {@link OnceMetrics}. */
 export interface OnceMetricsOptions {
@@ -56,6 +57,7 @@ export class OnceMetrics {
   private tally = new AppliedTally();
   private detachFns: Array<() => void> = [];
   private readonly diskUsage = new DiskUsage();
+  private readonly stalls = new EventLoopStalls();
   private readonly batchEntries: Histogram;
   private readonly writeSeconds: Histogram;
   private readonly replySeconds: Histogram;
@@ -111,6 +113,8 @@ export class OnceMetrics {
       buckets: REPLY_SECONDS_BUCKETS,
       registers,
     });
+
+    this.registerEventLoopGauges();
 
     gauge('once_ready', '1 while the node serves (replay done, boot settled)', (s, m) =>
       m.set(s.engine.ready ? 1 : 0),
@@ -220,6 +224,49 @@ export class OnceMetrics {
   }
 
   /**
+   * The event loop's delays while a node is attached ({@link EventLoopStalls}):
+   * the longest, the 99th percentile and the longest in CPU time since the
+   * previous scrape, and the longest since the node was attached. The first gauge's collect takes the
+   * window and sets all three (prom-client collects in registration order),
+   * so one scrape reads one window; with two scrapers, each sees the delays
+   * since the other's scrape, the peak stays whole.
+   */
+  private registerEventLoopGauges(): void {
+    const registers = [this.registry];
+    const p99 = new Gauge({
+      name: 'once_event_loop_delay_p99_seconds',
+      help: '99th percentile of the event loop delay since the previous scrape (sampled every 10 ms)',
+      registers: [],
+    });
+    const onCpu = new Gauge({
+      name: 'once_event_loop_delay_max_on_cpu_seconds',
+      help: "The longest event loop delay since the previous scrape counted in the main thread's CPU time (Linux; elsewhere the process's): a delay far above it was spent waiting for a CPU (a busy host), not computing",
+      registers: [],
+    });
+    const peak = new Gauge({
+      name: 'once_event_loop_delay_peak_seconds',
+      help: 'Longest event loop delay since the node opened: the longest the main thread ran without serving',
+      registers: [],
+    });
+    const stalls = this.stalls;
+    new Gauge({
+      name: 'once_event_loop_delay_max_seconds',
+      help: 'Longest event loop delay since the previous scrape: how long the main thread ran without reading, applying or answering a request',
+      registers,
+      collect() {
+        const window = stalls.takeWindow();
+        this.set(window.maxMs / 1000);
+        p99.set(window.p99Ms / 1000);
+        onCpu.set(window.maxOnCpuMs / 1000);
+        peak.set(stalls.peakMs / 1000);
+      },
+    });
+    this.registry.registerMetric(p99);
+    this.registry.registerMetric(onCpu);
+    this.registry.registerMetric(peak);
+  }
+
+  /**
    * The cluster gauges, registered when the first cluster node is attached:
    * a single node exports none of them rather than zeros that would read as
    * "no leader known".
@@ -262,6 +309,7 @@ export class OnceMetrics {
     this.source = source;
     if (source.cluster !== undefined) this.registerClusterGauges();
     this.tally = new AppliedTally();
+    this.stalls.start();
     const tally = this.tally;
     this.detachFns.push(
       source.engine.onApplied((outcome) => tally.record(outcome)),
@@ -282,6 +330,7 @@ export class OnceMetrics {
 
   /** Stops listening to the node; its last values stay until the next {@link attach}. */
   detach(): void {
+    this.stalls.stop();
     for (const detach of this.detachFns) detach();
     this.detachFns = [];
   }
