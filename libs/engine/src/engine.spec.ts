@@ -454,20 +454,7 @@ describe('Engine (the apply path)', () => {
     const snapshotOp = test.engine.commitOp;
     await test.node.stop({ snapshot: false });
     const before = test.engine.captureSnapshot();
-    const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
-      keyEncoding: 'buffer',
-      valueEncoding: 'buffer',
-    });
-    const snapshots = db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, {
-      keyEncoding: 'buffer',
-      valueEncoding: 'buffer',
-    });
-    for await (const [key, value] of snapshots.iterator()) {
-      const broken = Buffer.from(value);
-      broken[broken.length - 1] ^= 0xff;
-      await snapshots.put(key, broken);
-    }
-    await db.close();
+    await breakSnapshots(dir, { keyedCopy: false });
 
     const { progress, warnings } = await reopenCollectingWarnings();
     expect(progress).toMatchObject({ done: true, snapshotOp });
@@ -484,27 +471,8 @@ describe('Engine (the apply path)', () => {
     await test.node.stop({ snapshot: false });
     // Captured once stopped: a graceful stop journals the last replies' REPLY_CHECK.
     const before = test.engine.captureSnapshot();
-    const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
-      keyEncoding: 'buffer',
-      valueEncoding: 'buffer',
-    });
-    const snapshots = db.sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.snapshot, {
-      keyEncoding: 'buffer',
-      valueEncoding: 'buffer',
-    });
-    for await (const [key, value] of snapshots.iterator()) {
-      const broken = Buffer.from(value);
-      broken[broken.length - 1] ^= 0xff;
-      await snapshots.put(key, broken);
-    }
     // The copy a snapshot with keyed records keeps beside them goes too.
-    await db
-      .sublevel<Buffer, Buffer>(SUBLEVEL_NAMES.keyed, {
-        keyEncoding: 'buffer',
-        valueEncoding: 'buffer',
-      })
-      .del(Buffer.from('00000000736e6170', 'hex'));
-    await db.close();
+    await breakSnapshots(dir, { keyedCopy: true });
 
     const { progress, warnings } = await reopenCollectingWarnings();
     expect(progress).toMatchObject({ done: true, snapshotOp: 0 });
@@ -619,4 +587,29 @@ async function eventuallyDurableOf(journal: { durableOp: number }, op: number): 
 async function firstBatch<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
   for await (const batch of batches) return batch;
   return [];
+}
+
+/**
+ * Flips the last byte of every snapshot of a closed data directory (raw
+ * LevelDB), and with `keyedCopy` deletes the copy of the newest one kept
+ * beside the keyed records.
+ */
+async function breakSnapshots(dir: string, { keyedCopy }: { keyedCopy: boolean }): Promise<void> {
+  const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'leveldb'), {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+  });
+  const level = (name: string) =>
+    db.sublevel<Buffer, Buffer>(name, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  try {
+    const snapshots = level(SUBLEVEL_NAMES.snapshot);
+    for await (const [key, value] of snapshots.iterator()) {
+      const broken = Buffer.from(value);
+      broken[broken.length - 1] ^= 0xff;
+      await snapshots.put(key, broken);
+    }
+    if (keyedCopy) await level(SUBLEVEL_NAMES.keyed).del(Buffer.from('00000000736e6170', 'hex'));
+  } finally {
+    await db.close();
+  }
 }

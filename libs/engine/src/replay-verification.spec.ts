@@ -1,25 +1,9 @@
 import { SUBLEVEL_NAMES } from '@once/journal';
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
-import { OnceNode } from './once-node';
-import { verifyReplay } from './replay-verification';
-import { startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
-import { sampleModules } from './__fixtures__/sample-modules.fixture';
+import { startTestNode, tempDataDir, verifyDataDir } from './__fixtures__/test-node.fixture';
 
-/** Replays `dir`'s journal into a fresh node (nothing written) and returns what it found. */
-async function verify(dir: string) {
-  const modules = sampleModules();
-  const node = await OnceNode.open({
-    dataDir: dir,
-    commands: modules.commands,
-    states: modules.states,
-  });
-  try {
-    return await verifyReplay(node.journal, node.engine);
-  } finally {
-    await node.stop({ snapshot: false });
-  }
-}
+const verify = verifyDataDir;
 
 /** Changes one keyed record of the head generation in a stopped directory, as a bad disk or a hand would. */
 async function alterOneRecord(dir: string): Promise<void> {

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
 import { type EngineLogger } from './engine-logger';
 import { OnceNode, type OnceNodeOptions } from './once-node';
-import { verifyReplay } from './replay-verification';
 import { SnapshotsUnusableError } from './snapshots-unusable.error';
-import { startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
+import { startTestNode, tempDataDir, verifyDataDir } from './__fixtures__/test-node.fixture';
 import { sampleModules } from './__fixtures__/sample-modules.fixture';
 
 /**
@@ -29,21 +28,7 @@ async function writeHistory(node: OnceNode, count: number): Promise<void> {
   }
 }
 
-/** Replays `dir`'s journal into a fresh node (nothing written) and returns what it found. */
-async function verify(dir: string) {
-  const modules = sampleModules();
-  const node = await OnceNode.open({
-    dataDir: dir,
-    commands: modules.commands,
-    states: modules.states,
-  });
-  try {
-    const result = await verifyReplay(node.journal, node.engine);
-    return { ...result, firstOp: node.journal.firstOp, state: node.engine.captureSnapshot() };
-  } finally {
-    await node.stop({ snapshot: false });
-  }
-}
+const verify = verifyDataDir;
 
 describe('boot and verify with journal retention', () => {
   let dir: string;

@@ -5,6 +5,7 @@ import { type EntryDraft } from '@once/journal';
 import { type ApplyOutcome } from '../apply-outcome';
 import { type Engine } from '../engine';
 import { OnceNode, type OnceNodeOptions } from '../once-node';
+import { verifyReplay } from '../replay-verification';
 import { type SampleModules, sampleModules } from './sample-modules.fixture';
 
 /** A temporary data directory, removed by `cleanup`. */
@@ -48,4 +49,24 @@ export function submit(engine: Engine, draft: EntryDraft): Promise<ApplyOutcome>
       reject(error instanceof Error ? error : new Error(String(error)));
     }
   });
+}
+
+/**
+ * Replays `dir`'s journal into a fresh node with the sample modules (nothing
+ * written) and returns what verification found, the journal's first op and
+ * the state reached.
+ */
+export async function verifyDataDir(dir: string) {
+  const modules = sampleModules();
+  const node = await OnceNode.open({
+    dataDir: dir,
+    commands: modules.commands,
+    states: modules.states,
+  });
+  try {
+    const result = await verifyReplay(node.journal, node.engine);
+    return { ...result, firstOp: node.journal.firstOp, state: node.engine.captureSnapshot() };
+  } finally {
+    await node.stop({ snapshot: false });
+  }
 }
