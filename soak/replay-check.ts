@@ -25,11 +25,13 @@ export interface ReplayCheck {
 
 /**
  * verify's last line: the entries replayed and the first op (1, or after the
- * oldest kept snapshot of a compacted journal), the snapshot compared, and
- * whether they agree.
+ * oldest kept snapshot of a compacted journal), the snapshot compared and
+ * whether they agree, and with keyed state whether the records on disk are
+ * the newest snapshot's. A compacted journal with keyed state has only that
+ * last check: an older snapshot cannot be restored, so nothing is compared.
  */
 const VERIFY_REPORT =
-  /verify: (\d+) journal entries replayed from op (\d+)(?: \([^)]*\))?, all intact; the replay at op (\d+) (equals|DIFFERS FROM) the snapshot taken there/;
+  /verify: (\d+) journal entries replayed from op (\d+)(?: \([^)]*\))?, all intact; (?:the replay at op (\d+) (equals|DIFFERS FROM) the snapshot taken there|no snapshot to compare with)(?:; the keyed records on disk (are|are NOT) those of the snapshot at op (\d+))?/;
 /** Bound of the replay; a journal of a long run replays in seconds, this only turns a hang into a failure. */
 const VERIFY_TIMEOUT_MS = 600_000;
 
@@ -49,7 +51,15 @@ export async function stopAndVerify(
   const match = VERIFY_REPORT.exec(verify.output);
   // The journal's last op: ops are contiguous from the first one replayed.
   const journalOps = match ? Number(match[2]) - 1 + Number(match[1]) : undefined;
-  const snapshotOp = match ? Number(match[3]) : undefined;
+  const comparedOp = match?.[3] === undefined ? undefined : Number(match[3]);
+  const recordsOp = match?.[6] === undefined ? undefined : Number(match[6]);
+  const snapshotOp = comparedOp ?? recordsOp;
+  // The replay equals the stop's snapshot, or (a compacted journal with keyed state) the
+  // records on disk are that snapshot's; records found otherwise fail either way.
+  const agrees =
+    match?.[5] !== 'are NOT' &&
+    ((match?.[4] === 'equals' && comparedOp === journalOps) ||
+      (match?.[5] === 'are' && comparedOp === undefined && recordsOp === journalOps));
   return {
     stopExitCode,
     verifyExitCode: verify.exitCode,
@@ -58,9 +68,8 @@ export async function stopAndVerify(
     equal:
       stopExitCode === 0 &&
       verify.exitCode === 0 &&
-      match?.[4] === 'equals' &&
+      agrees &&
       journalOps !== undefined &&
-      snapshotOp === journalOps &&
       journalOps >= committedOp,
     verifyReport: match?.[0] ?? verify.output.trim().split('\n').slice(-5).join('\n'),
   };
