@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type KeyedHead, JournalStore, SUBLEVEL_NAMES } from '@once/journal';
+import { type KeyedHead, JournalStore, KEYED_HEAD_KEY, SUBLEVEL_NAMES } from '@once/journal';
 import { type KeyedStateMarker } from '@once/engine';
 import { ClassicLevel } from 'classic-level';
 import {
@@ -31,8 +31,7 @@ export interface KeyedDataDir {
   readonly otherGenerations: number[];
 }
 
-/** The head record's key: generation 0, then "head" (see libs/journal/src/keyed-records.ts). */
-const HEAD_KEY = Buffer.from([0, 0, 0, 0, 0x68, 0x65, 0x61, 0x64]);
+const HEAD_KEY = KEYED_HEAD_KEY;
 
 /** Reads `dataDir` (the node must be down). */
 export async function readKeyedDataDir(dataDir: string): Promise<KeyedDataDir> {

@@ -1,7 +1,12 @@
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
-import { EntryKind, InvalidEntryError, SUBLEVEL_NAMES } from '@once/journal';
+import {
+  EntryKind,
+  InvalidEntryError,
+  KEYED_SNAPSHOT_COPY_KEY,
+  SUBLEVEL_NAMES,
+} from '@once/journal';
 import {
   Command,
   EvictionReason,
@@ -608,7 +613,7 @@ async function breakSnapshots(dir: string, { keyedCopy }: { keyedCopy: boolean }
       broken[broken.length - 1] ^= 0xff;
       await snapshots.put(key, broken);
     }
-    if (keyedCopy) await level(SUBLEVEL_NAMES.keyed).del(Buffer.from('00000000736e6170', 'hex'));
+    if (keyedCopy) await level(SUBLEVEL_NAMES.keyed).del(KEYED_SNAPSHOT_COPY_KEY);
   } finally {
     await db.close();
   }

@@ -1,4 +1,4 @@
-import { SUBLEVEL_NAMES } from '@once/journal';
+import { KEYED_HEAD_KEY, SUBLEVEL_NAMES } from '@once/journal';
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { startTestNode, tempDataDir, verifyDataDir } from './__fixtures__/test-node.fixture';
@@ -17,9 +17,9 @@ async function alterOneRecord(dir: string): Promise<void> {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
     });
-    const head = JSON.parse(
-      (await keyed.get(Buffer.from('0000000068656164', 'hex')))!.toString(),
-    ) as { generation: number };
+    const head = JSON.parse((await keyed.get(KEYED_HEAD_KEY))!.toString()) as {
+      generation: number;
+    };
     const prefix = Buffer.alloc(4);
     prefix.writeUInt32BE(head.generation);
     const [[key]] = await keyed.iterator({ gte: prefix, limit: 1 }).all();

@@ -22,4 +22,10 @@ export { JournalFailedError } from './journal-failed.error';
 export { NodeMetaCorruptionError } from './node-meta-corruption.error';
 export { NodeSecretMismatchError } from './node-secret-mismatch.error';
 export { UnsupportedFormatError } from './unsupported-format.error';
-export { type KeyedCheckpoint, type KeyedHead, type KeyedRecordReader } from './keyed-records';
+export {
+  KEYED_HEAD_KEY,
+  KEYED_SNAPSHOT_COPY_KEY,
+  type KeyedCheckpoint,
+  type KeyedHead,
+  type KeyedRecordReader,
+} from './keyed-records';

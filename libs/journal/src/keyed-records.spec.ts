@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { EntryKind } from './journal-entry';
 import { JournalStore } from './journal-store';
 import { SUBLEVEL_NAMES } from './leveldb-layout';
+import { KEYED_SNAPSHOT_COPY_KEY } from './keyed-records';
 import { encodeOpKey } from './op-key';
 
 /** Flips one byte of the stored value of `key` in sublevel `name` of a closed store's directory. */
@@ -26,8 +27,6 @@ async function flipByte(dir: string, name: string, key: Buffer): Promise<void> {
     await db.close();
   }
 }
-
-const COPY_KEY = Buffer.from([0, 0, 0, 0, 0x73, 0x6e, 0x61, 0x70]);
 
 /** A checkpoint of one record, as the engine's keyed store seals one. */
 function checkpointOf(generation: number, key: string, value: string) {
@@ -99,7 +98,7 @@ describe('JournalStore keyed records', () => {
     await store.saveSnapshot(2, Buffer.from('state at 2'), checkpointOf(1, 'm\u0000k', '1'));
     await store.close();
     await flipByte(dir, SUBLEVEL_NAMES.snapshot, encodeOpKey(2));
-    await flipByte(dir, SUBLEVEL_NAMES.keyed, COPY_KEY);
+    await flipByte(dir, SUBLEVEL_NAMES.keyed, KEYED_SNAPSHOT_COPY_KEY);
 
     store = await openWithEntries(2);
     const [record] = await store.listSnapshots();

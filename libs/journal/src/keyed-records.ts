@@ -39,8 +39,11 @@ export interface KeyedRecordReader {
 }
 
 /** Generation 0 is never used for records: the head and the snapshot's copy live under it. */
-const HEAD_KEY = Buffer.from([0, 0, 0, 0, 0x68, 0x65, 0x61, 0x64]); // 0000 "head"
-const COPY_KEY = Buffer.from([0, 0, 0, 0, 0x73, 0x6e, 0x61, 0x70]); // 0000 "snap"
+export const KEYED_HEAD_KEY = Buffer.from([0, 0, 0, 0, 0x68, 0x65, 0x61, 0x64]); // 0000 "head"
+/** The key of the copy of the snapshot the records belong to (generation 0, "snap"). */
+export const KEYED_SNAPSHOT_COPY_KEY = Buffer.from([0, 0, 0, 0, 0x73, 0x6e, 0x61, 0x70]);
+const HEAD_KEY = KEYED_HEAD_KEY;
+const COPY_KEY = KEYED_SNAPSHOT_COPY_KEY;
 /** Changes encoded per event-loop turn while a checkpoint's batch is built. */
 const CHANGES_PER_TURN = 2048;
 

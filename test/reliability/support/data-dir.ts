@@ -16,11 +16,8 @@ export function opKey(op: number): Buffer {
   return key;
 }
 
-/**
- * The key, in the `keyed` sublevel, of the copy of the snapshot its records
- * belong to (generation 0, "snap").
- */
-export const KEYED_SNAPSHOT_COPY_KEY = Buffer.from([0, 0, 0, 0, 0x73, 0x6e, 0x61, 0x70]);
+/** The key, in the `keyed` sublevel, of the copy of the snapshot its records belong to. */
+export { KEYED_SNAPSHOT_COPY_KEY } from '@once/journal';
 
 /** The op of a key of the `journal` or `snapshot` sublevel. */
 export function opOfKey(key: Buffer): number {
