@@ -22,12 +22,33 @@ export function sampleOf(text: string, name: string): number | undefined {
   return undefined;
 }
 
+/**
+ * The Prometheus endpoint that `url` names. `journal tail --metrics-url`
+ * takes the listener's base URL (`http://host:port`), so `status` takes it
+ * too: a URL without a path means the listener's `/metrics`. A URL with a
+ * path is used as it is (a proxy may serve the metrics elsewhere).
+ */
+export function metricsEndpointOf(url: string): URL {
+  let endpoint: URL;
+  try {
+    endpoint = new URL(url);
+  } catch {
+    throw new CliError('INVALID_URL', `not an http URL: ${url}`, 2);
+  }
+  if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
+    throw new CliError('INVALID_URL', `not an http URL: ${url}`, 2);
+  }
+  if (endpoint.pathname === '/' || endpoint.pathname === '') endpoint.pathname = '/metrics';
+  return endpoint;
+}
+
 /** Scrapes `url` and returns the sessions gauge; throws a CliError naming the failure. */
 export async function scrapeSessions(
-  url: string,
+  base: string,
   timeoutMs = 5000,
   headers: Record<string, string> = {},
 ): Promise<number> {
+  const url = metricsEndpointOf(base).href;
   let text: string;
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });

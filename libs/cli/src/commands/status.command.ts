@@ -40,7 +40,10 @@ export function registerStatus(program: Command, outputOf: (command: Command) =>
         .default(String(settingDefault('port'))),
     )
     .option('--tls-ca <file>', 'connect with TLS, trusting this PEM CA bundle')
-    .option('--metrics-url <url>', 'also read the session count from this Prometheus endpoint');
+    .option(
+      '--metrics-url <url>',
+      'also read the session count from the metrics listener (its base URL, or its /metrics)',
+    );
   withOperationsToken(status).action(async (options: StatusOptions, command: Command) => {
     const out = outputOf(command);
     const port = Number(options.port);
