@@ -174,3 +174,31 @@ describe('given a data directory whose node was killed before any snapshot', () 
     expect(logs).not.toMatch(/journaled (BOOT|MANIFEST)|genesis:/);
   });
 });
+
+describe('given a service started without an admin password (the default admin, on loopback)', () => {
+  const WARNING = /user admin was created with the default password "admin"/;
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    service = await ServiceProcess.start({});
+  });
+  afterAll(() => service.cleanup());
+
+  it('when its data directory is new, then the warning comes with the genesis that creates the user', () => {
+    const [genesis, warning] = expectInOrder(service.logs, [
+      /genesis: journaled users\.create \(user admin\) at op 3/,
+      WARNING,
+    ]);
+    expect(genesis).toBeDefined();
+    expect(warning).toMatch(/ONCE_ADMIN_PASSWORD/);
+    expect(service.logs.match(new RegExp(WARNING.source, 'g'))).toHaveLength(1);
+  });
+
+  it('when it restarts on the existing data directory, still without a password, then nothing warns of a user it does not create', async () => {
+    const mark = service.logs.length;
+    await service.restart();
+    const logs = service.logs.slice(mark);
+    expectInOrder(logs, [/ready at op \d+$/]);
+    expect(logs).not.toMatch(WARNING);
+    expect(logs).not.toMatch(/ONCE_ADMIN_PASSWORD/);
+  });
+});

@@ -53,13 +53,6 @@ async function main(): Promise<void> {
   for (const deprecation of config.deprecations) logger.warn(deprecation, 'Once');
   if (config.verify) process.exit(await verifyJournal(config, logger));
   if (config.truncateCorruptTail) process.exit(await truncateCorruptTailOf(config, logger));
-  if (config.adminPasswordIsDefault) {
-    logger.warn(
-      'ONCE_ADMIN_PASSWORD is not set: a new data directory gets the user admin with the password "admin" (allowed on a loopback host only)',
-      'Once',
-    );
-  }
-
   // The last line of a run, whatever ends it: a graceful stop, a failed boot, a fatal error.
   const run: { runtime?: OnceRuntime } = {};
   process.once('exit', (code) => {
@@ -98,7 +91,13 @@ async function main(): Promise<void> {
         replyChecks: config.replyChecks === 'on',
         upgradeFinalization: config.upgradeFinalization,
         retired: { states: config.retiredStates, commands: config.retiredCommands },
-        genesis: adminGenesis(config.adminPassword),
+        genesis: adminGenesis(config.adminPassword, {
+          // Said when the user is created, not at every start: an existing
+          // directory's admin may have changed the password since.
+          warning: config.adminPasswordIsDefault
+            ? 'the user admin was created with the default password "admin" (ONCE_ADMIN_PASSWORD was not set; allowed on a loopback host only): change it with users.changePassword'
+            : undefined,
+        }),
         cluster: clusterOptionsOf(config),
       },
       operationsOptionsOf(config),

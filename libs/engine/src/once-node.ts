@@ -20,6 +20,13 @@ export interface GenesisCommand {
    * Never a secret: the data itself is not logged. Default: none.
    */
   readonly label?: string;
+  /**
+   * Logged as a warning once the command is journaled, e.g. that it created
+   * a user with a default password. It comes with the genesis, so only the
+   * node that creates a new data directory (in a cluster, the leader of a
+   * new stream) says it, never a restart. Never a secret. Default: none.
+   */
+  readonly warning?: string;
 }
 
 /**
@@ -43,6 +50,7 @@ export async function journalGenesis(
         label: command.label ?? null,
       }),
     );
+    if (command.warning !== undefined) logger.warn(command.warning);
   }
 }
 

@@ -8,12 +8,24 @@ import { type OnceModuleOptions } from '@once/framework';
  * The password is hashed at admission like any other: the journal never
  * holds it in plain text.
  */
-export function adminGenesis(adminPassword: string): OnceModuleOptions['genesis'] {
+export function adminGenesis(
+  adminPassword: string,
+  options: AdminGenesisOptions = {},
+): OnceModuleOptions['genesis'] {
   return [
     {
       pattern: 'users.create',
       data: { username: 'admin', password: adminPassword },
       label: 'user admin',
+      ...(options.warning === undefined ? {} : { warning: options.warning }),
     },
   ];
+}
+
+export interface AdminGenesisOptions {
+  /**
+   * Logged when the genesis creates the user (a new data directory only),
+   * e.g. that the password is a default one. Default: none.
+   */
+  readonly warning?: string;
 }

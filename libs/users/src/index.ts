@@ -1,5 +1,5 @@
 export { UsersModule } from './users.module';
-export { adminGenesis } from './admin-genesis';
+export { type AdminGenesisOptions, adminGenesis } from './admin-genesis';
 export { UsersState, type UserRecord } from './users.state';
 export { UsersAuthenticator } from './users.authenticator';
 export { PasswordHasher, type PasswordHash } from './password-hasher';
