@@ -94,6 +94,21 @@ async function alterSnapshot(dataDir: string, edit: (payload: string) => string)
   }
 }
 
+/** Every raw row of the stopped `dataDir`'s LevelDB, in latin1, in LevelDB's order. */
+async function rawRows(dataDir: string): Promise<Array<[string, string]>> {
+  const db = new ClassicLevel<Buffer, Buffer>(join(dataDir, 'leveldb'), {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+  });
+  await db.open();
+  try {
+    const rows = await db.iterator().all();
+    return rows.map(([key, value]) => [key.toString('latin1'), value.toString('latin1')]);
+  } finally {
+    await db.close();
+  }
+}
+
 const balancesOf = (expected: Record<string, number>) =>
   Object.fromEntries(
     Object.entries(expected).map(([account, balance]) => [
@@ -109,12 +124,14 @@ describe('given a copy of a format-2 data directory that no build of format 3 se
   });
   afterAll(() => fs.rm(workDir, { recursive: true, force: true }));
 
-  it('when --verify runs, then it upgrades it and the replay from op 1 equals the whole-object snapshot the previous build took', async () => {
+  it('when --verify runs, then it reads it as it is, writes nothing (the directory stays format 2), and the replay from op 1 equals the whole-object snapshot the previous build took', async () => {
     const dataDir = await copyFixture(workDir);
+    const before = await rawRows(dataDir);
 
     const verified = await runServiceToExit({ ONCE_DATA_DIR: dataDir }, ['--verify']);
 
-    expect(verified.output).toContain(`data directory ${dataDir} upgraded to format 3`);
+    expect(verified.output).not.toContain('upgraded to format');
+    expect(await rawRows(dataDir)).toEqual(before);
     expect(verified.output).toContain(
       'verify: 27 journal entries replayed from op 1, all intact; the replay at op 19 equals the snapshot taken there',
     );
@@ -216,5 +233,30 @@ describe('given a copy of a format-2 data directory written by the previous buil
       /verify: \d+ journal entries replayed from op 1, all intact; the replay at op \d+ equals the snapshot taken there/,
     );
     expect(verified.code).toBe(0);
+  }, 120_000);
+});
+
+describe('given a copy of a format-1 data directory', () => {
+  const FORMAT_1_FIXTURE = join(__dirname, '../../libs/journal/src/__fixtures__/format-1');
+  let workDir: string;
+  beforeAll(async () => {
+    workDir = await fs.mkdtemp(join(tmpdir(), 'once-format-1-verify-'));
+  });
+  afterAll(() => fs.rm(workDir, { recursive: true, force: true }));
+
+  it('when --verify runs, then it refuses with FORMAT_UPGRADE_NEEDED, saying what to do, and writes nothing', async () => {
+    const dataDir = join(await fs.mkdtemp(join(workDir, 'copy-')), 'data');
+    await fs.cp(FORMAT_1_FIXTURE, dataDir, { recursive: true });
+    await fs.chmod(join(dataDir, 'node-secret'), 0o600);
+    const before = await rawRows(dataDir);
+
+    const verified = await runServiceToExit({ ONCE_DATA_DIR: dataDir }, ['--verify']);
+
+    expect(verified.code).toBe(1);
+    expect(verified.output).toContain(
+      `data directory ${dataDir} has format version 1, which this build upgrades to 3 in place when the node starts on it`,
+    );
+    expect(verified.output).not.toContain('upgraded to format');
+    expect(await rawRows(dataDir)).toEqual(before);
   }, 120_000);
 });

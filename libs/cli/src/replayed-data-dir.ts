@@ -2,7 +2,7 @@ import { type LoggerService } from '@nestjs/common';
 import { type Engine, type ReplayVerification } from '@once/engine';
 import { type JournalStore } from '@once/journal';
 import { type NestHost, type OnceAppModule, OWN_HOST } from './app-module';
-import { assertDataDirExists, openFailure } from './stopped-data-dir';
+import { assertCurrentFormat, assertDataDirExists, openFailure } from './stopped-data-dir';
 
 export interface ReplayOptions {
   readonly dataDir: string;
@@ -36,6 +36,7 @@ export interface ReplayedDataDir {
 /** Replays `dataDir` (see {@link ReplayedDataDir}); rejects on a corrupt journal or a directory in use. */
 export async function replayDataDir(options: ReplayOptions): Promise<ReplayedDataDir> {
   assertDataDirExists(options.dataDir);
+  await assertCurrentFormat(options.dataDir);
   const host = options.host ?? OWN_HOST;
   let app;
   try {

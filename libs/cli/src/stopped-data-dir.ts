@@ -36,11 +36,18 @@ export function openFailure(dataDir: string, error: unknown): unknown {
   return error;
 }
 
-/** Opens the journal of a stopped data directory; the caller closes it. */
+/**
+ * Opens the journal of a stopped data directory; the caller closes it.
+ *
+ * A directory of an older format is refused (`FORMAT_UPGRADE_NEEDED`), not
+ * upgraded: the CLI's reads promise to write nothing, and the node upgrades
+ * the directory itself at its first start, logging it, where an operator
+ * expects it.
+ */
 export async function openStoppedJournal(dataDir: string): Promise<JournalStore> {
   assertDataDirExists(dataDir);
   try {
-    return await JournalStore.open(dataDir);
+    return await JournalStore.open(dataDir, { upgradeFormat: false });
   } catch (error) {
     throw openFailure(dataDir, error);
   }
@@ -57,4 +64,14 @@ export async function withStoppedJournal<T>(
   } finally {
     await journal.close();
   }
+}
+
+/**
+ * Throws `FORMAT_UPGRADE_NEEDED` when the stopped `dataDir` is of an older
+ * format (see {@link openStoppedJournal}): called before a replay through the
+ * app's modules, whose node would upgrade it at open.
+ */
+export async function assertCurrentFormat(dataDir: string): Promise<void> {
+  const journal = await openStoppedJournal(dataDir);
+  await journal.close();
 }

@@ -205,7 +205,10 @@ export class OnceRuntime
       replyChecks: this.options.verifyOnly ? false : this.options.replyChecks,
       upgradeFinalization: this.options.upgradeFinalization,
       genesis: this.options.genesis,
-      journal: this.options.journal,
+      // Nor does it upgrade an older format in place (it reads format 2 as it is).
+      journal: this.options.verifyOnly
+        ? { ...this.options.journal, upgradeFormat: false }
+        : this.options.journal,
       progressIntervalMs: this.options.progressIntervalMs,
       logger: this.logger,
     };

@@ -263,3 +263,74 @@ describe('data directory format', () => {
     expect(await compactionsLogged(dir)).toBe(0);
   });
 });
+
+describe('given a directory of an older format, opened with upgradeFormat: false (a read that writes nothing)', () => {
+  let dir: string;
+
+  beforeEach(() => {
+    dir = join(tmpdir(), `once-format-read-${randomBytes(6).toString('hex')}`);
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('when it is format 1, whose keys would have to move, then open refuses it with FORMAT_UPGRADE_NEEDED and its rows are as they were', async () => {
+    await copyFixture(FIXTURE, dir);
+    const before = await rawRows(dir);
+    const refusal = await JournalStore.open(dir, { upgradeFormat: false }).then(
+      (opened) => opened.close().then(() => undefined),
+      (error: unknown) => error,
+    );
+    expect(refusal).toMatchObject({
+      code: 'FORMAT_UPGRADE_NEEDED',
+      formatVersion: 1,
+      currentVersion: FORMAT_VERSION,
+    });
+    expect((refusal as Error).message).toContain('start the node on it once');
+    expect(await rawRows(dir)).toEqual(before);
+    // The refusal held no lock: the node's own open upgrades it.
+    const store = await JournalStore.open(dir);
+    await store.close();
+  });
+
+  it('when it is format 2, then it is read as it is (journal and snapshot) and its rows, meta record included, are as they were', async () => {
+    await copyFixture(FORMAT_2_FIXTURE, dir);
+    const before = await rawRows(dir);
+    const store = await JournalStore.open(dir, { upgradeFormat: false });
+    try {
+      expect(store.lastOp).toBe(27);
+      expect((await readAll(store)).map((entry) => entry.op)).toEqual(
+        Array.from({ length: 27 }, (_, i) => i + 1),
+      );
+      expect((await store.listSnapshots()).map((snapshot) => snapshot.op)).toEqual([19]);
+    } finally {
+      await store.close();
+    }
+    expect(await rawRows(dir)).toEqual(before);
+    expect(before.find(([key]) => key === META_ROW)?.[1]).toContain('"formatVersion":2');
+  });
+
+  it('when it is format 2, then a snapshot with keyed records is refused (they would make it a directory no build opens), and its rows are as they were', async () => {
+    await copyFixture(FORMAT_2_FIXTURE, dir);
+    const before = await rawRows(dir);
+    const store = await JournalStore.open(dir, { upgradeFormat: false });
+    try {
+      const changes = [[Buffer.from('k'), Buffer.from('v')] as const][Symbol.iterator]();
+      await expect(
+        store.saveSnapshot(27, Buffer.from('state@27'), { generation: 1, changes }),
+      ).rejects.toMatchObject({ code: 'FORMAT_UPGRADE_NEEDED', formatVersion: 2 });
+    } finally {
+      await store.close();
+    }
+    expect(await rawRows(dir)).toEqual(before);
+  });
+
+  it('when it is of the current format, then open reads it as usual', async () => {
+    const created = await JournalStore.open(dir);
+    await created.append(draft(1, '{}'));
+    await created.close();
+    const store = await JournalStore.open(dir, { upgradeFormat: false });
+    expect(store.lastOp).toBe(1);
+    await store.close();
+  });
+});

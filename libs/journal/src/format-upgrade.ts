@@ -135,6 +135,17 @@ export async function upgradeFromFormat2(db: Level, dir: string): Promise<boolea
   return true;
 }
 
+/**
+ * The format of `db` when it is one that {@link upgradeFromFormat1} or
+ * {@link upgradeFromFormat2} would upgrade (1 or 2); undefined otherwise.
+ * Reads only.
+ */
+export async function olderFormatOf(db: Level): Promise<number | undefined> {
+  if ((await metaSublevel(db, FORMAT_1_SUBLEVEL_NAMES.meta).get(META_KEY)) !== undefined) return 1;
+  const stored = await metaSublevel(db).get(META_KEY);
+  return stored !== undefined && formatVersionOf(stored) === 2 ? 2 : undefined;
+}
+
 /** The `formatVersion` of a stored meta record, or undefined when it cannot be read. */
 function formatVersionOf(text: string): unknown {
   try {

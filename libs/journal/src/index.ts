@@ -22,6 +22,7 @@ export { JournalFailedError } from './journal-failed.error';
 export { NodeMetaCorruptionError } from './node-meta-corruption.error';
 export { NodeSecretMismatchError } from './node-secret-mismatch.error';
 export { UnsupportedFormatError } from './unsupported-format.error';
+export { FormatUpgradeNeededError } from './format-upgrade-needed.error';
 export {
   KEYED_HEAD_KEY,
   KEYED_SNAPSHOT_COPY_KEY,

@@ -18,7 +18,8 @@ import { JournalClosedError } from './journal-closed.error';
 import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
 import { type EnqueueOptions, type Journal } from './journal-port';
-import { upgradeFromFormat1, upgradeFromFormat2 } from './format-upgrade';
+import { olderFormatOf, upgradeFromFormat1, upgradeFromFormat2 } from './format-upgrade';
+import { FormatUpgradeNeededError } from './format-upgrade-needed.error';
 import { type KeyedCheckpoint, type KeyedRecordReader, KeyedRecords } from './keyed-records';
 import {
   type JournalLevel,
@@ -56,6 +57,16 @@ import { wallClockNs } from './wall-clock';
 
 /** Options of {@link JournalStore.open}. */
 export interface JournalStoreOptions {
+  /**
+   * Whether `open` upgrades a directory of an older format in place (see
+   * `format-upgrade.ts`). False for reads that promise to write nothing
+   * (verification, the CLI's reads): a format-2 directory is then read as it
+   * is (format 3 only adds what later writes put there; its meta record
+   * keeps saying 2, so such a store must only be read), and a format-1
+   * directory, whose keys would have to move, is refused with
+   * {@link FormatUpgradeNeededError}. Default true.
+   */
+  upgradeFormat?: boolean;
   /**
    * Now, in ns since the Unix epoch. Default: `Date.now()` for the ms,
    * `process.hrtime` below. Timestamps are clamped so they never decrease,
@@ -336,13 +347,20 @@ export class JournalStore implements Journal {
     // From here on we hold the LevelDB lock: no other store touches the
     // directory, which is what makes creating the secret race-free.
     try {
-      // One step at a time, each crash-safe on its own: a crash between two
-      // leaves a directory of the format in between, upgraded on from there.
-      if (await upgradeFromFormat1(db, paths.dir)) {
-        options.notice?.(`data directory ${paths.dir} upgraded to format 2`);
-      }
-      if (await upgradeFromFormat2(db, paths.dir)) {
-        options.notice?.(`data directory ${paths.dir} upgraded to format ${FORMAT_VERSION}`);
+      // A read that writes nothing (verification) upgrades nothing. Format 2
+      // differs from this build's only by the version in its meta record, so
+      // it is read as it is; format 1's keys would have to move: refused.
+      const older = options.upgradeFormat === false ? await olderFormatOf(db) : undefined;
+      if (older === 1) throw new FormatUpgradeNeededError(paths.dir, older, FORMAT_VERSION);
+      if (older === undefined) {
+        // One step at a time, each crash-safe on its own: a crash between two
+        // leaves a directory of the format in between, upgraded on from there.
+        if (await upgradeFromFormat1(db, paths.dir)) {
+          options.notice?.(`data directory ${paths.dir} upgraded to format 2`);
+        }
+        if (await upgradeFromFormat2(db, paths.dir)) {
+          options.notice?.(`data directory ${paths.dir} upgraded to format ${FORMAT_VERSION}`);
+        }
       }
       const {
         journal,
@@ -352,7 +370,13 @@ export class JournalStore implements Journal {
       } = levelLayout(db);
       const keyed = await KeyedRecords.open(keyedLevel);
       const tail = await readTail(journal, clock);
-      const { meta, nodeSecret } = await loadIdentity(paths, db, metaLevel, tail.lastOp > 0);
+      const { meta, nodeSecret } = await loadIdentity(
+        paths,
+        db,
+        metaLevel,
+        tail.lastOp > 0,
+        older ?? FORMAT_VERSION,
+      );
       const firstOp = await readFirstOp(metaLevel);
       const store = new JournalStore({
         paths,
@@ -742,6 +766,11 @@ export class JournalStore implements Journal {
       throw new TypeError('snapshot payload must be a Buffer');
     }
     this.#assertWritable('save a snapshot');
+    // Keyed records are format 3's: in a directory read as format 2 (opened
+    // without its upgrade) they would make it one no build can open.
+    if (keyed !== undefined && this.#meta.formatVersion !== FORMAT_VERSION) {
+      throw new FormatUpgradeNeededError(this.dir, this.#meta.formatVersion, FORMAT_VERSION);
+    }
     if (keyed === undefined) {
       await this.#track(this.#snapshots.save(op, payload));
     } else {
@@ -939,6 +968,7 @@ async function loadIdentity(
   db: Level,
   metaLevel: MetaLevel,
   journalHasEntries: boolean,
+  formatVersion: number,
 ): Promise<{ meta: NodeMeta; nodeSecret: Buffer }> {
   const storedMeta = await metaLevel.get(META_KEY);
   if (storedMeta === undefined) {
@@ -957,7 +987,7 @@ async function loadIdentity(
     await putMeta(db, metaLevel, meta);
     return { meta, nodeSecret };
   }
-  const meta = parseNodeMeta(paths.dir, storedMeta);
+  const meta = parseNodeMeta(paths.dir, storedMeta, formatVersion);
   const nodeSecret = await readNodeSecret(paths.nodeSecret);
   if (nodeSecret === undefined) {
     throw new NodeSecretMismatchError(
