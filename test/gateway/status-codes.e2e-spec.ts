@@ -6,7 +6,8 @@ import { type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { OnceRuntime } from '@once/framework';
 import { OnceServer } from '@once/gateway';
-import { Command, Offset, Operation, Status, checksum, randomClientId } from '@once/protocol';
+import { Command, Operation, Status, randomClientId } from '@once/protocol';
+import { Offset, checksum } from '@once/protocol/internal';
 import { RawClient, type ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
 import { AppModule, adminGenesis } from '../../apps/server/src/app.module';
 import {

@@ -6,7 +6,8 @@ import { Controller, type DynamicModule, type INestMicroservice, Module } from '
 import { NestFactory } from '@nestjs/core';
 import { Admit, Command as OnceCommand, OnceRuntime } from '@once/framework';
 import { OnceServer } from '@once/gateway';
-import { EntryKind, type JournalEntry, JournalStore } from '@once/journal';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry, JournalStore } from '@once/journal/internal';
 import { type ClientId, Command, type Frame, Status, randomClientId } from '@once/protocol';
 import {
   type RawClient,

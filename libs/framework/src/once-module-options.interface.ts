@@ -1,7 +1,7 @@
 import { type ModuleMetadata } from '@nestjs/common';
 import { type ClusterNodeOptions } from '@once/cluster';
-import { type GenesisCommand, type OnceNodeOptions } from '@once/engine';
-import { type JournalStoreOptions } from '@once/journal';
+import { type GenesisCommand, type OnceNodeOptions } from '@once/engine/internal';
+import { type JournalStoreOptions } from '@once/journal/internal';
 
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,

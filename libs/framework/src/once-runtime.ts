@@ -11,13 +11,13 @@ import {
 import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import {
   type Engine,
-  LogEvent,
   OnceNode,
   type ReplayProgress,
   type ReplayVerification,
   verifyReplay,
-} from '@once/engine';
-import { type JournalStore } from '@once/journal';
+} from '@once/engine/internal';
+import { LogEvent } from '@once/engine';
+import { type JournalStore } from '@once/journal/internal';
 import { ClusterNode } from '@once/cluster';
 import { type Subscription } from 'rxjs';
 import { type BareAdmission } from './bare-admission';

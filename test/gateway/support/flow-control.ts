@@ -15,7 +15,7 @@ import {
   ReplicatedState,
 } from '@once/framework';
 import { type GatewayOptions, OnceServer } from '@once/gateway';
-import { type JournalEntry, type JournalStore } from '@once/journal';
+import { type JournalEntry, type JournalStore } from '@once/journal/internal';
 import { type RawClient, StaticAuthenticator } from '@once/testing';
 import { Gate } from '../../nest/support/gate';
 
