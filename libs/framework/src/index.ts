@@ -36,6 +36,7 @@ export {
   CommandError,
   type CommandErrorOptions,
   type ConnectionScopedState,
+  type GenesisCommand,
   KeyedMap,
   KeyedSet,
   KeyedState,
