@@ -15,6 +15,7 @@ import {
   bodyJson,
   outcomeOf,
   eventually,
+  withJournalHooks,
 } from '@once/testing';
 import { AppModule, adminGenesis } from '../../apps/server/src/app.module';
 import { Gate } from '../nest/support/gate';
@@ -71,16 +72,17 @@ class FaultyDiskModule {
     return {
       module: FaultyDiskModule,
       imports: [
-        AppModule.register({
-          dataDir,
-          genesis: adminGenesis(ADMIN_PASSWORD),
-          journal: {
-            beforeWrite: async () => {
-              await writes.pass();
-              if (diskFailing) throw new Error(INJECTED);
+        AppModule.register(
+          withJournalHooks(
+            { dataDir, genesis: adminGenesis(ADMIN_PASSWORD) },
+            {
+              beforeWrite: async () => {
+                await writes.pass();
+                if (diskFailing) throw new Error(INJECTED);
+              },
             },
-          },
-        }),
+          ),
+        ),
         SlowProbeModule,
       ],
     };

@@ -24,6 +24,7 @@ import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
 import { type OnceAuthenticator } from './once-authenticator.interface';
+import { journalHooksOf } from './journal-hooks';
 import { type OnceModuleOptions } from './once-module-options.interface';
 import { isOnceRuntimeConsumer } from './once-runtime-consumer.interface';
 import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS, ONCE_TRANSPORT } from './once.constants';
@@ -205,7 +206,7 @@ export class OnceRuntime
       replyChecks: this.options.verifyOnly ? false : this.options.replyChecks,
       upgradeFinalization: this.options.upgradeFinalization,
       genesis: this.options.genesis,
-      journal: this.options.journal,
+      journal: journalHooksOf(this.options),
       progressIntervalMs: this.options.progressIntervalMs,
       logger: this.logger,
     };

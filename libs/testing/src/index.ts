@@ -40,3 +40,4 @@ export {
   type OnceClusterOptions,
   writeClusterKeyFile,
 } from './once-cluster';
+export { type JournalHooks, withJournalHooks } from './journal-hooks';
