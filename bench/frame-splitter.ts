@@ -1,4 +1,4 @@
-import { HEADER_SIZE, Offset } from '@once/protocol';
+import { HEADER_SIZE, Offset } from '@once/protocol/internal';
 
 /**
  * Splits a stream of once frames on their `size` field and checks nothing

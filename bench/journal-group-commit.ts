@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ENTRY_HEADER_BYTES, EntryKind, type EntryDraft, JournalStore } from '@once/journal';
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
+import { ENTRY_HEADER_BYTES, type EntryDraft, JournalStore } from '@once/journal/internal';
+import { EntryKind } from '@once/journal';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { LatencySamples } from './latency-samples';
 import { readLevelDbActivity } from './leveldb-info-log';
 import { arrivalTimes, offerArrivals, openLoopDiskOptions } from './open-loop-arrivals';

@@ -1,6 +1,7 @@
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
-import { JournalHeader, clusterNames } from '@once/cluster';
+import { JournalHeader } from '@once/cluster/internal';
+import { clusterNames } from '@once/cluster';
 import { sleep } from './sleep';
 
 /** The journal stream's last message at one moment. */

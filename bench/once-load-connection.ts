@@ -1,15 +1,6 @@
 import { type Socket } from 'node:net';
-import {
-  Command,
-  HEADER_SIZE,
-  Offset,
-  Operation,
-  STATUS_NAMES,
-  Status,
-  encodeFrame,
-  randomClientId,
-  readU64,
-} from '@once/protocol';
+import { Command, Operation, STATUS_NAMES, Status, randomClientId } from '@once/protocol';
+import { HEADER_SIZE, Offset, encodeFrame, readU64 } from '@once/protocol/internal';
 import { benchPayload } from './bench-payload';
 import { connectSocket } from './connect-socket';
 import { FrameSplitter } from './frame-splitter';

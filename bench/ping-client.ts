@@ -1,5 +1,6 @@
 import { type Socket } from 'node:net';
-import { Command, FrameDecoder, Operation, encodeFrame } from '@once/protocol';
+import { Command, Operation } from '@once/protocol';
+import { FrameDecoder, encodeFrame } from '@once/protocol/internal';
 import { connectSocket } from './connect-socket';
 import { sleep } from './sleep';
 

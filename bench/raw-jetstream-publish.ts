@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type JetStreamClient, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, headers } from '@nats-io/transport-node';
-import { JournalHeader, MESSAGE_FORMAT, clusterNames } from '@once/cluster';
+import { JournalHeader, MESSAGE_FORMAT } from '@once/cluster/internal';
+import { clusterNames } from '@once/cluster';
 import { Command } from 'commander';
 import { nonNegativeInteger, positiveInteger } from './cli-numbers';
 import { sleep } from './sleep';

@@ -1,14 +1,12 @@
+import { type ClientId, Command, PROTOCOL_VERSION } from '@once/protocol';
 import {
-  type ClientId,
-  Command,
   HEADER_SIZE,
   MAGIC,
   Offset,
-  PROTOCOL_VERSION,
   checksumInto,
   writeClientId,
   writeU64,
-} from '@once/protocol';
+} from '@once/protocol/internal';
 
 /**
  * The request frames of one session whose body never changes (a deposit of 1

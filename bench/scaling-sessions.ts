@@ -1,9 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { OnceNode } from '@once/engine';
-import { EntryKind, type EntryDraft } from '@once/journal';
-import { checksum, randomClientId } from '@once/protocol';
+import { OnceNode } from '@once/engine/internal';
+import { EntryKind } from '@once/journal';
+import { type EntryDraft } from '@once/journal/internal';
+import { checksum } from '@once/protocol/internal';
+import { randomClientId } from '@once/protocol';
 import { positiveInteger } from './cli-numbers';
 
 /** The JSON line scaling-sessions prints: one size of the memory series. */

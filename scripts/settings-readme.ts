@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rewriteReadmeSettings } from '@once/settings';
+import { rewriteReadmeSettings } from '@once/settings/internal';
 
 /**
  * `npm run settings:readme`: rewrites README.md's settings tables (between

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { JournalStore } from '@once/journal';
+import { JournalStore } from '@once/journal/internal';
 
 /** The newest snapshot found in one node's data directory. */
 export interface NodeSnapshot {

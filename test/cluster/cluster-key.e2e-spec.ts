@@ -3,15 +3,12 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { headers } from '@nats-io/nats-core';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
-import { JournalHeader, clusterConfigBucket, clusterNames, parseClusterKeys } from '@once/cluster';
-import { EntryKind, encodeEntry } from '@once/journal';
-import {
-  Status,
-  ZERO_CHECKSUM,
-  ZERO_CLIENT_ID,
-  mintResumeToken,
-  randomClientId,
-} from '@once/protocol';
+import { JournalHeader, clusterConfigBucket, parseClusterKeys } from '@once/cluster/internal';
+import { clusterNames } from '@once/cluster';
+import { EntryKind } from '@once/journal';
+import { encodeEntry } from '@once/journal/internal';
+import { Status, randomClientId } from '@once/protocol';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID, mintResumeToken } from '@once/protocol/internal';
 import { OnceCluster, RawClient, bodyJson, eventually, writeClusterKeyFile } from '@once/testing';
 import { PasswordHasher } from '@once/users';
 import { commandOk, registerOk } from '../support/sessions';

@@ -5,9 +5,9 @@ import {
   ClusterLease,
   type ClusterLeaseOptions,
   type LeaseRole,
-  clusterNames,
   encodeLeaseValue,
-} from '@once/cluster';
+} from '@once/cluster/internal';
+import { clusterNames } from '@once/cluster';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
 import { TEST_KEYRING, testLeaseSeal } from '../support/test-cluster-key';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { ClusterNode, type ClusterNodeOptions } from '@once/cluster';
-import { type ApplyOutcome } from '@once/engine';
+import { type ApplyOutcome } from '@once/engine/internal';
 import { NatsCluster, eventually } from '@once/testing';
 import {
   draftsFor,

@@ -7,8 +7,8 @@ import {
   type HeartbeatOptions,
   type MembershipChange,
   NodeHeartbeat,
-  clusterNames,
-} from '@once/cluster';
+} from '@once/cluster/internal';
+import { clusterNames } from '@once/cluster';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
 import { TEST_KEYRING } from '../support/test-cluster-key';
 

@@ -5,12 +5,11 @@ import { type MsgHdrs } from '@nats-io/nats-core';
 import {
   GroupAuthenticator,
   JetStreamJournal,
-  JournalFencedError,
   clusterConfigBucket,
-  clusterNames,
   encodeGroupMessage,
-} from '@once/cluster';
-import { type JournalEntry, encodeEntry } from '@once/journal';
+} from '@once/cluster/internal';
+import { JournalFencedError, clusterNames } from '@once/cluster';
+import { type JournalEntry, encodeEntry } from '@once/journal/internal';
 import { NatsCluster, TcpProxy, eventually } from '@once/testing';
 import {
   Connections,

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { EntryKind, JournalStore } from '@once/journal';
-import { decodeManifest } from '@once/engine';
+import { EntryKind } from '@once/journal';
+import { JournalStore } from '@once/journal/internal';
+import { decodeManifest } from '@once/engine/internal';
 import { OnceCluster, eventually } from '@once/testing';
 import { LEDGER_CODE_VERSION_FILE } from '../fixtures/rolling-ledger/rolling-ledger.module';
 import { DepositLoad, clusterClient } from '../support/cluster-load';

@@ -1,7 +1,8 @@
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { clusterNames } from '@once/cluster';
-import { checksum, randomClientId } from '@once/protocol';
+import { checksum } from '@once/protocol/internal';
+import { randomClientId } from '@once/protocol';
 import { OnceCluster, RawClient, outcomeOf } from '@once/testing';
 import { commandOk, registerOk } from '../support/sessions';
 import { ADMIN_PASSWORD } from '../support/wire';

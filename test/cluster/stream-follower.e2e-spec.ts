@@ -1,8 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JetStreamJournal, LocalTailDivergedError, StreamFollower } from '@once/cluster';
-import { type JournalEntry, JournalStore, encodeEntry } from '@once/journal';
+import { JetStreamJournal, StreamFollower } from '@once/cluster/internal';
+import { LocalTailDivergedError } from '@once/cluster';
+import { type JournalEntry, JournalStore, encodeEntry } from '@once/journal/internal';
 import { NatsCluster, eventually } from '@once/testing';
 import { Connections, freshClusterName } from '../support/jetstream-journal-harness';
 import { portDraft } from '../support/journal-port-suite';

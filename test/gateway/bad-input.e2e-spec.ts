@@ -1,13 +1,6 @@
 import fc from 'fast-check';
-import {
-  Command,
-  type Frame,
-  HEADER_SIZE,
-  Offset,
-  Operation,
-  Status,
-  randomClientId,
-} from '@once/protocol';
+import { Command, type Frame, Operation, Status, randomClientId } from '@once/protocol';
+import { HEADER_SIZE, Offset } from '@once/protocol/internal';
 import { RawClient, type ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
 import {
   ADMIN_PASSWORD,

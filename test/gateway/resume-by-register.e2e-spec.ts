@@ -1,11 +1,5 @@
-import {
-  Command,
-  EvictionReason,
-  Operation,
-  Status,
-  encodeFrame,
-  randomClientId,
-} from '@once/protocol';
+import { Command, EvictionReason, Operation, Status, randomClientId } from '@once/protocol';
+import { encodeFrame } from '@once/protocol/internal';
 import { RawClient, type ServiceProcess, outcomeOf, registrationOf } from '@once/testing';
 import {
   ADMIN_PASSWORD,

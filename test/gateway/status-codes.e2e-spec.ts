@@ -6,8 +6,15 @@ import { type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { OnceRuntime } from '@once/framework';
 import { OnceServer } from '@once/gateway';
-import { Command, Offset, Operation, Status, checksum, randomClientId } from '@once/protocol';
-import { RawClient, type ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
+import { Command, Operation, Status, randomClientId } from '@once/protocol';
+import { Offset, checksum } from '@once/protocol/internal';
+import {
+  RawClient,
+  type ServiceProcess,
+  bodyJson,
+  outcomeOf,
+  withJournalHooks,
+} from '@once/testing';
 import { AppModule, adminGenesis } from '../../apps/server/src/app.module';
 import {
   ADMIN_PASSWORD,
@@ -803,11 +810,12 @@ describe('given a node whose boot write cannot complete yet (in process)', () =>
     });
     const strategy = new OnceServer({ port: 0 });
     app = await NestFactory.createMicroservice(
-      AppModule.register({
-        dataDir: join(dataRoot, 'data'),
-        genesis: adminGenesis(ADMIN_PASSWORD),
-        journal: { beforeWrite: () => writesMayGo },
-      }),
+      AppModule.register(
+        withJournalHooks(
+          { dataDir: join(dataRoot, 'data'), genesis: adminGenesis(ADMIN_PASSWORD) },
+          { beforeWrite: () => writesMayGo },
+        ),
+      ),
       { strategy, logger: false, abortOnError: false },
     );
     await app.listen();

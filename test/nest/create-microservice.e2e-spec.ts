@@ -25,6 +25,7 @@ import {
   outcomeOf,
   registrationOf,
   eventually,
+  withJournalHooks,
 } from '@once/testing';
 import { OrdersModule } from '../fixtures/orders/orders.module';
 import { type Order } from '../fixtures/orders/orders.state';
@@ -80,7 +81,9 @@ class AppModuleWithOrders {
     return {
       module: AppModuleWithOrders,
       imports: [
-        OnceModule.forRoot({ dataDir, journal: { beforeWrite: () => journalWrites.pass() } }),
+        OnceModule.forRoot(
+          withJournalHooks({ dataDir }, { beforeWrite: () => journalWrites.pass() }),
+        ),
         OrdersModule,
         NotesModule,
       ],

@@ -2,10 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClientProxy } from '@nestjs/microservices';
-import { OnceRuntime } from '@once/framework';
-import { OnceRpcContext } from '@once/gateway';
+import { OnceRuntime, OnceRpcContext } from '@once/framework';
 import { type ClientId, Status, randomClientId } from '@once/protocol';
 import { CommandRefusedError, OnceClient } from '@once/sdk';
+import {
+  outcomeOf,
+  RawClient,
+  registrationOf,
+  ServiceProcess,
+  TcpProxy,
+  eventually,
+} from '@once/testing';
 import { firstValueFrom } from 'rxjs';
 import { OrdersAudit } from '../fixtures/orders/orders-audit';
 import { type Order } from '../fixtures/orders/orders.state';
@@ -17,14 +24,6 @@ import {
   USERS,
   startHybridApp,
 } from './support/hybrid-app';
-import {
-  outcomeOf,
-  RawClient,
-  registrationOf,
-  ServiceProcess,
-  TcpProxy,
-  eventually,
-} from '@once/testing';
 
 const LEDGER_PASSWORD = 'pw';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

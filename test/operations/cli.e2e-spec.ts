@@ -1,4 +1,5 @@
-import { type Frame, checksum } from '@once/protocol';
+import { type Frame } from '@once/protocol';
+import { checksum } from '@once/protocol/internal';
 import { type ServiceProcess, bodyJson } from '@once/testing';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

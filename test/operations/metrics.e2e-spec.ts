@@ -1,8 +1,9 @@
-import { encodeCommandBody } from '@once/engine';
-import { EntryKind, JournalStore } from '@once/journal';
+import { encodeCommandBody } from '@once/engine/internal';
+import { EntryKind } from '@once/journal';
+import { JournalStore } from '@once/journal/internal';
 import { OnceClient } from '@once/sdk';
 import { ServiceProcess, freePorts } from '@once/testing';
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol/internal';
 
 const PASSWORD = 'pw';
 /** Commands of the load, sent by a few clients pipelining. */

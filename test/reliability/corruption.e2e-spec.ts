@@ -1,4 +1,5 @@
-import { decodeHeader, randomClientId } from '@once/protocol';
+import { decodeHeader } from '@once/protocol/internal';
+import { randomClientId } from '@once/protocol';
 import {
   RawClient,
   ServiceStartError,

@@ -6,7 +6,8 @@ import { Controller, type DynamicModule, type INestMicroservice, Module } from '
 import { NestFactory } from '@nestjs/core';
 import { Admit, Command as OnceCommand, OnceRuntime } from '@once/framework';
 import { OnceServer } from '@once/gateway';
-import { EntryKind, type JournalEntry, JournalStore } from '@once/journal';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry, JournalStore } from '@once/journal/internal';
 import { type ClientId, Command, type Frame, Status, randomClientId } from '@once/protocol';
 import {
   type RawClient,
@@ -14,6 +15,7 @@ import {
   bodyJson,
   outcomeOf,
   eventually,
+  withJournalHooks,
 } from '@once/testing';
 import { AppModule, adminGenesis } from '../../apps/server/src/app.module';
 import { Gate } from '../nest/support/gate';
@@ -70,16 +72,17 @@ class FaultyDiskModule {
     return {
       module: FaultyDiskModule,
       imports: [
-        AppModule.register({
-          dataDir,
-          genesis: adminGenesis(ADMIN_PASSWORD),
-          journal: {
-            beforeWrite: async () => {
-              await writes.pass();
-              if (diskFailing) throw new Error(INJECTED);
+        AppModule.register(
+          withJournalHooks(
+            { dataDir, genesis: adminGenesis(ADMIN_PASSWORD) },
+            {
+              beforeWrite: async () => {
+                await writes.pass();
+                if (diskFailing) throw new Error(INJECTED);
+              },
             },
-          },
-        }),
+          ),
+        ),
         SlowProbeModule,
       ],
     };

@@ -3,19 +3,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { EntryKind, decodeEntry } from '@once/journal';
+import { EntryKind } from '@once/journal';
+import { decodeEntry } from '@once/journal/internal';
 import {
   type ClientId,
   Command,
   type Frame,
-  Offset,
   Operation,
   STATUS_NAMES,
   Status,
-  ZERO_CHECKSUM,
-  checksum,
   randomClientId,
 } from '@once/protocol';
+import { Offset, ZERO_CHECKSUM, checksum } from '@once/protocol/internal';
 import { ConnectError, OnceClient } from '@once/sdk';
 import { RawClient, ServiceProcess, bodyJson, outcomeOf } from '@once/testing';
 import { expectLedgerRoundTrip } from '../support/ledger-round-trip';

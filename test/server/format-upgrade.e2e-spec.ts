@@ -1,10 +1,11 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SUBLEVEL_NAMES } from '@once/journal';
-import { type ClientId, checksum, randomClientId } from '@once/protocol';
-import { ClassicLevel } from 'classic-level';
+import { SUBLEVEL_NAMES } from '@once/journal/internal';
+import { type ClientId, randomClientId } from '@once/protocol';
+import { checksum } from '@once/protocol/internal';
 import { RawClient, ServiceProcess, eventually, outcomeOf, registrationOf } from '@once/testing';
+import { ClassicLevel } from 'classic-level';
 import { runServiceToExit } from '../support/wire';
 
 /**

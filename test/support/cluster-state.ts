@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { JournalStore } from '@once/journal';
+import { JournalStore } from '@once/journal/internal';
 import { type OnceCluster, eventually } from '@once/testing';
 
 /** What one node's data directory holds once the node stopped gracefully. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
-import { JetStreamJournal, type JetStreamJournalOptions } from '@once/cluster';
+import { JetStreamJournal } from '@once/cluster/internal';
+import { type JetStreamJournalOptions } from '@once/cluster';
 import { type NatsCluster, TcpProxy, eventually } from '@once/testing';
 import { type JournalPortHarness, type WriteHold, portDraft } from './journal-port-suite';
 import { TEST_KEYRING } from './test-cluster-key';

@@ -1,10 +1,5 @@
-import {
-  type EntryDraft,
-  EntryKind,
-  InvalidEntryError,
-  type Journal,
-  type JournalEntry,
-} from '@once/journal';
+import { type EntryDraft, type Journal, type JournalEntry } from '@once/journal/internal';
+import { EntryKind, InvalidEntryError } from '@once/journal';
 import { eventually } from '@once/testing';
 
 /**

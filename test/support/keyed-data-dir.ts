@@ -1,6 +1,11 @@
 import { join } from 'node:path';
-import { type KeyedHead, JournalStore, KEYED_HEAD_KEY, SUBLEVEL_NAMES } from '@once/journal';
-import { type KeyedStateMarker } from '@once/engine';
+import {
+  type KeyedHead,
+  JournalStore,
+  KEYED_HEAD_KEY,
+  SUBLEVEL_NAMES,
+} from '@once/journal/internal';
+import { type KeyedStateMarker } from '@once/engine/internal';
 import { ClassicLevel } from 'classic-level';
 import {
   type EngineSnapshot,

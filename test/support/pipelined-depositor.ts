@@ -1,11 +1,5 @@
-import {
-  Command,
-  type Frame,
-  Operation,
-  STATUS_NAMES,
-  type Status,
-  encodeFrame,
-} from '@once/protocol';
+import { Command, type Frame, Operation, STATUS_NAMES, type Status } from '@once/protocol';
+import { encodeFrame } from '@once/protocol/internal';
 import {
   RawClient,
   RawClientClosedError,

@@ -1,4 +1,4 @@
-import { ClusterKeyring, type LeaseSeal, leaseSeal } from '@once/cluster';
+import { ClusterKeyring, type LeaseSeal, leaseSeal } from '@once/cluster/internal';
 
 /** The key the in-process cluster tests sign and verify with (their own NATS, nothing else). */
 export const TEST_CLUSTER_KEY = Buffer.alloc(32, 0x5a);

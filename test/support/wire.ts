@@ -6,18 +6,20 @@ import {
   EVICTION_REASON_NAMES,
   type EvictionReason,
   type Frame,
-  HEADER_SIZE,
-  MAGIC,
-  Offset,
   Operation,
   PROTOCOL_VERSION,
   STATUS_NAMES,
   Status,
+  randomClientId,
+} from '@once/protocol';
+import {
+  HEADER_SIZE,
+  MAGIC,
+  Offset,
   checksum,
   decodeHeader,
   encodeFrame,
-  randomClientId,
-} from '@once/protocol';
+} from '@once/protocol/internal';
 import {
   RawClient,
   RawClientClosedError,

@@ -1,4 +1,5 @@
-import { type JournalStore, JournalCorruptionError } from '@once/journal';
+import { type JournalStore } from '@once/journal/internal';
+import { JournalCorruptionError } from '@once/journal';
 import { withStoppedJournal } from './stopped-data-dir';
 
 /**

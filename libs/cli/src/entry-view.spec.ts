@@ -1,6 +1,7 @@
-import { encodeCommandBody } from '@once/engine';
-import { EntryKind, type JournalEntry } from '@once/journal';
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
+import { encodeCommandBody } from '@once/engine/internal';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { type BodyDisclosure, WITHHELD, entryLine, entryView } from './entry-view';
 import { REDACTED, TOO_DEEP } from './redact';
 

@@ -1,6 +1,7 @@
-import { decodeCommandBody, decodeReplyChecks } from '@once/engine';
-import { EntryKind, type JournalEntry } from '@once/journal';
-import { ZERO_CLIENT_ID } from '@once/protocol';
+import { decodeCommandBody, decodeReplyChecks } from '@once/engine/internal';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
+import { ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { REDACTED, boundedCopy, isCredentialKey, redactCredentials } from './redact';
 import { isoTimeOf } from './time-format';
 

@@ -1,12 +1,5 @@
-import {
-  Command,
-  FrameDecoder,
-  type Frame,
-  Operation,
-  Status,
-  encodeFrame,
-  randomClientId,
-} from '@once/protocol';
+import { Command, type Frame, Operation, Status, randomClientId } from '@once/protocol';
+import { FrameDecoder, encodeFrame } from '@once/protocol/internal';
 import { type Socket, connect } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { CliError } from './cli-error';

@@ -1,6 +1,8 @@
-import { encodeCommandBody } from '@once/engine';
-import { EntryKind, JournalStore } from '@once/journal';
-import { ZERO_CHECKSUM, randomClientId } from '@once/protocol';
+import { encodeCommandBody } from '@once/engine/internal';
+import { EntryKind } from '@once/journal';
+import { JournalStore } from '@once/journal/internal';
+import { ZERO_CHECKSUM } from '@once/protocol/internal';
+import { randomClientId } from '@once/protocol';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

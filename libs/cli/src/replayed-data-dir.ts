@@ -1,6 +1,6 @@
 import { type LoggerService } from '@nestjs/common';
-import { type Engine, type ReplayVerification } from '@once/engine';
-import { type JournalStore } from '@once/journal';
+import { type Engine, type ReplayVerification } from '@once/engine/internal';
+import { type JournalStore } from '@once/journal/internal';
 import { type NestHost, type OnceAppModule, OWN_HOST } from './app-module';
 import { assertCurrentFormat, assertDataDirExists, openFailure } from './stopped-data-dir';
 

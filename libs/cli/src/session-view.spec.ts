@@ -1,5 +1,6 @@
-import { ClientTable } from '@once/client-table';
-import { Command, Operation, Status, ZERO_CHECKSUM, encodeFrame, okBody } from '@once/protocol';
+import { ClientTable } from '@once/client-table/internal';
+import { Command, Operation, Status } from '@once/protocol';
+import { ZERO_CHECKSUM, encodeFrame, okBody } from '@once/protocol/internal';
 import { REDACTED } from './redact';
 import { requestAnswer, requestAnswerLines, sessionLines, sessionView } from './session-view';
 

@@ -1,5 +1,6 @@
-import { type ClientEntry } from '@once/client-table';
-import { HEADER_SIZE, STATUS_NAMES, type Status, decodeHeader } from '@once/protocol';
+import { type ClientEntry } from '@once/client-table/internal';
+import { HEADER_SIZE, decodeHeader } from '@once/protocol/internal';
+import { STATUS_NAMES, type Status } from '@once/protocol';
 import { redactCredentials } from './redact';
 import { isoTimeOf } from './time-format';
 

@@ -1,4 +1,4 @@
-import { JournalStore } from '@once/journal';
+import { JournalStore } from '@once/journal/internal';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { ZERO_CHECKSUM, type ClientId } from '@once/protocol';
+import { ZERO_CHECKSUM } from '@once/protocol/internal';
+import { type ClientId } from '@once/protocol';
 import { ClientTable } from './client-table';
 import { type ClientEntry } from './client-entry';
 import { type CheckResult } from './check-result';

@@ -1,4 +1,5 @@
-import { ZERO_CHECKSUM, type ClientId } from '@once/protocol';
+import { ZERO_CHECKSUM } from '@once/protocol/internal';
+import { type ClientId } from '@once/protocol';
 import { ClientTable } from './client-table';
 import { type ClientEntry } from './client-entry';
 import { encodeTableSnapshot } from './table-snapshot-codec';

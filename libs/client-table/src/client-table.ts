@@ -1,4 +1,5 @@
-import * as protocol from '@once/protocol';
+import * as protocol from '@once/protocol/internal';
+import * as wire from '@once/protocol';
 import { type ClientId } from '@once/protocol';
 import { type ApplicableResult } from './applicable-result';
 import { type CachedReply, type ReplyEncoder, type ReplyOwnership } from './cached-reply';
@@ -21,7 +22,8 @@ import { MAX_TIMESTAMP, decodeTableSnapshot, encodeTableSnapshot } from './table
  * named import from another package is read through a getter of the package's index at every use,
  * and committing a reply runs per request.
  */
-const { CHECKSUM_SIZE, ZERO_CHECKSUM, isClientId } = protocol;
+const { CHECKSUM_SIZE, ZERO_CHECKSUM } = protocol;
+const { isClientId } = wire;
 
 const NEW: CheckResult = Object.freeze({ kind: 'new' });
 const NO_SESSION: CheckResult = Object.freeze({ kind: 'no-session' });

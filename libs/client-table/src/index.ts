@@ -1,10 +1,11 @@
-export { ClientTable } from './client-table';
-export { MAX_TABLE_LIMIT, type ClientTableOptions } from './client-table-options';
-export { type ClientEntry } from './client-entry';
-export { type CachedReply, type ReplyEncoder, type ReplyOwnership } from './cached-reply';
-export { type CheckResult } from './check-result';
-export { type RegisterResult } from './register-result';
-export { type ApplicableResult } from './applicable-result';
+/**
+ * The public API of `@once/client-table`: the errors (each with its stable
+ * `code`) a node meets in its client table. The table itself is for the
+ * sibling packages: `@once/client-table/internal`.
+ *
+ * @packageDocumentation
+ * @public
+ */
 export { InvalidTableOptionsError } from './invalid-table-options.error';
 export { TableInvariantError } from './table-invariant.error';
 export { TableSnapshotInvalidError } from './table-snapshot-invalid.error';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { ZERO_CHECKSUM, type ClientId } from '@once/protocol';
+import { ZERO_CHECKSUM } from '@once/protocol/internal';
+import { type ClientId } from '@once/protocol';
 import { ClientTable } from './client-table';
 import { createCachedReply, type ClientEntry } from './client-entry';
 import { TableSnapshotInvalidError } from './table-snapshot-invalid.error';

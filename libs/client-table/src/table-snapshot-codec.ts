@@ -6,8 +6,8 @@ import {
   readU64,
   writeClientId,
   writeU64,
-  type ClientId,
-} from '@once/protocol';
+} from '@once/protocol/internal';
+import { type ClientId } from '@once/protocol';
 import { type CachedReply } from './cached-reply';
 import { NO_REPLIES, createCachedReply, createClientEntry, type ClientEntry } from './client-entry';
 import { compareEvictionOrder } from './eviction-order';

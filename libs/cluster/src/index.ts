@@ -1,8 +1,33 @@
+/**
+ * The public API of `@once/cluster`: a cluster node and its options, the
+ * NATS connection's security settings, the names of a cluster's streams and
+ * buckets, and the errors (each with its stable `code`) a cluster node stops
+ * or refuses with. The journal on JetStream, the lease, heartbeats and the
+ * follower are for the sibling packages and the tests:
+ * `@once/cluster/internal`.
+ *
+ * @packageDocumentation
+ * @public
+ */
 export { type ClusterNames, clusterNames } from './cluster-names';
-export * from './key';
-export * from './lease';
-export * from './heartbeat';
-export * from './journal';
-export * from './follower';
-export * from './node';
-export * from './connection';
+export { ClusterKeyError, type ClusterKeyProblem } from './key';
+export { ClusterBucketMismatchError } from './lease';
+export {
+  ClusterConfigCorruptionError,
+  JournalFencedError,
+  JournalGroupUnverifiedError,
+  type JetStreamJournalOptions,
+  JournalStreamMismatchError,
+} from './journal';
+export { LocalTailDivergedError } from './follower';
+export { ClusterNode, type ClusterNodeOptions, NotLeaderError, NatsUnreachableError } from './node';
+export {
+  type NatsSecurityOptions,
+  type NatsTlsOptions,
+  type NatsSecuritySettings,
+  readNatsSecurity,
+  type NatsConnectPlan,
+  natsConnectPlan,
+  NatsSecurityError,
+  NatsAuthFailedError,
+} from './connection';

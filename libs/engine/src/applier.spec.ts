@@ -1,12 +1,6 @@
-import { type EntryDraft, type JournalEntry } from '@once/journal';
-import {
-  Command,
-  EvictionReason,
-  Status,
-  clientIdFromBigInt,
-  decodeHeader,
-  mintResumeToken,
-} from '@once/protocol';
+import { type EntryDraft, type JournalEntry } from '@once/journal/internal';
+import { Command, EvictionReason, Status } from '@once/protocol';
+import { clientIdFromBigInt, decodeHeader, mintResumeToken } from '@once/protocol/internal';
 import { Applier } from './applier';
 import { ApplyOrderError } from './apply-order.error';
 import { CommandRegistry } from './command-registry';

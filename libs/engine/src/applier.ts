@@ -1,7 +1,10 @@
-import { ClientTable } from '@once/client-table';
-import { EntryKind, type JournalEntry } from '@once/journal';
-import * as protocol from '@once/protocol';
-import { type ClientId, EvictionReason, mintResumeToken, okBody } from '@once/protocol';
+import { ClientTable } from '@once/client-table/internal';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
+import { type ClientId, EvictionReason } from '@once/protocol';
+import { mintResumeToken, okBody } from '@once/protocol/internal';
+import * as protocol from '@once/protocol/internal';
+import * as wire from '@once/protocol';
 import { applyContextOf } from './apply-context';
 import { ApplyOrderError } from './apply-order.error';
 import {
@@ -58,7 +61,8 @@ import { type StateRegistry } from './state-registry';
  * CommonJS a named import from another package is read through a getter of the package's index at
  * every use, and applying a command runs per request.
  */
-const { HEADER_SIZE, Operation, ZERO_CLIENT_ID } = protocol;
+const { HEADER_SIZE, ZERO_CLIENT_ID } = protocol;
+const { Operation } = wire;
 
 export interface ApplierOptions {
   readonly commands: CommandRegistry;

@@ -1,4 +1,4 @@
-import { type JournalEntry } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
 import { type ClientId } from '@once/protocol';
 
 /**

@@ -1,4 +1,4 @@
-import { type JournalEntry } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
 import { type ClientId, type EvictionReason } from '@once/protocol';
 
 /** A session that ended while an entry was applied. */

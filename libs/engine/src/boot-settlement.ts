@@ -1,4 +1,5 @@
-import { EntryKind, type EntryDraft, InvalidEntryError, type Journal } from '@once/journal';
+import { EntryKind, InvalidEntryError } from '@once/journal';
+import { type EntryDraft, type Journal } from '@once/journal/internal';
 import { type ApplyOutcome } from './apply-outcome';
 import { type Applier } from './applier';
 import { describeManifestChange, encodeManifest, sameManifest } from './code-manifest';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { EntryKind, type EntryDraft, type JournalEntry } from '@once/journal';
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID, clientIdFromBigInt } from '@once/protocol';
+import { EntryKind } from '@once/journal';
+import { type EntryDraft, type JournalEntry } from '@once/journal/internal';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID, clientIdFromBigInt } from '@once/protocol/internal';
 import { Applier } from './applier';
 import { type ApplyContext } from './apply-context';
 import { type CodeManifest, encodeManifest } from './code-manifest';

@@ -1,4 +1,4 @@
-import { ZERO_CLIENT_ID } from '@once/protocol';
+import { ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { CommandError } from './command.error';
 import { admitCommand, commandBodyAtOnce } from './command-admission';
 import { decodeCommandBody } from './command-body';

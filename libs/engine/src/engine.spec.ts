@@ -1,21 +1,10 @@
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';
-import {
-  EntryKind,
-  InvalidEntryError,
-  KEYED_SNAPSHOT_COPY_KEY,
-  SUBLEVEL_NAMES,
-} from '@once/journal';
-import {
-  Command,
-  EvictionReason,
-  Operation,
-  Status,
-  clientIdFromBigInt,
-  decodeHeader,
-  mintResumeToken,
-} from '@once/protocol';
+import { EntryKind, InvalidEntryError } from '@once/journal';
+import { KEYED_SNAPSHOT_COPY_KEY, SUBLEVEL_NAMES } from '@once/journal/internal';
+import { Command, EvictionReason, Operation, Status } from '@once/protocol';
+import { clientIdFromBigInt, decodeHeader, mintResumeToken } from '@once/protocol/internal';
 import { ApplyOrderError } from './apply-order.error';
 import { encodeCommandBody } from './command-body';
 import { decodeEngineSnapshot, encodeEngineSnapshot } from './engine-snapshot-codec';

@@ -1,13 +1,9 @@
 import { settingDefault } from '@once/settings';
-import { type ClientTable } from '@once/client-table';
-import {
-  EntryKind,
-  type EntryDraft,
-  InvalidEntryError,
-  type Journal,
-  type JournalEntry,
-} from '@once/journal';
-import { type ClientId, type EvictionReason, ZERO_CLIENT_ID, okBody } from '@once/protocol';
+import { type ClientTable } from '@once/client-table/internal';
+import { EntryKind, InvalidEntryError } from '@once/journal';
+import { type EntryDraft, type Journal, type JournalEntry } from '@once/journal/internal';
+import { type ClientId, type EvictionReason } from '@once/protocol';
+import { ZERO_CLIENT_ID, okBody } from '@once/protocol/internal';
 import { type AdmissionContext } from './admission-context';
 import { SYSTEM_USER_ID } from './apply-context';
 import { type ApplyOutcome } from './apply-outcome';

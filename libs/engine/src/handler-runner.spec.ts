@@ -1,5 +1,6 @@
-import { EntryKind, type JournalEntry } from '@once/journal';
-import { ZERO_CHECKSUM, clientIdFromBigInt } from '@once/protocol';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
+import { ZERO_CHECKSUM, clientIdFromBigInt } from '@once/protocol/internal';
 import { type ApplyContext } from './apply-context';
 import { CommandError } from './command.error';
 import { encodeCommandBody } from './command-body';

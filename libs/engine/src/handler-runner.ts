@@ -1,5 +1,5 @@
-import { type JournalEntry } from '@once/journal';
-import { errorBodyText, okBodyText } from '@once/protocol';
+import { type JournalEntry } from '@once/journal/internal';
+import { errorBodyText, okBodyText } from '@once/protocol/internal';
 import { type ApplyContext, NO_VERSIONS, applyContextOf } from './apply-context';
 import { CommandNotProvidedError } from './command-not-provided.error';
 import { CommandError, EngineRefusal, handlerFailedMessage } from './command.error';

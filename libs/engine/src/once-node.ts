@@ -1,4 +1,4 @@
-import { type Journal, JournalStore, type JournalStoreOptions } from '@once/journal';
+import { type Journal, JournalStore, type JournalStoreOptions } from '@once/journal/internal';
 import { settingDefault } from '@once/settings';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom, tap } from 'rxjs';
 import { type ApplyOutcome } from './apply-outcome';

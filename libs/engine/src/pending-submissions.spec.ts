@@ -1,4 +1,4 @@
-import { ZERO_CLIENT_ID } from '@once/protocol';
+import { ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { type ApplyOutcome, quietOutcome } from './apply-outcome';
 import { SILENT_LOGGER } from './engine-logger';
 import { PendingSubmissions } from './pending-submissions';

@@ -1,4 +1,4 @@
-import { type Journal, type SnapshotRecord } from '@once/journal';
+import { type Journal, type SnapshotRecord } from '@once/journal/internal';
 import {
   type Observable,
   asyncScheduler,

@@ -1,4 +1,4 @@
-import { KEYED_HEAD_KEY, SUBLEVEL_NAMES } from '@once/journal';
+import { KEYED_HEAD_KEY, SUBLEVEL_NAMES } from '@once/journal/internal';
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { startTestNode, tempDataDir, verifyDataDir } from './__fixtures__/test-node.fixture';

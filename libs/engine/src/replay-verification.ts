@@ -1,4 +1,4 @@
-import { type Journal } from '@once/journal';
+import { type Journal } from '@once/journal/internal';
 import { lastValueFrom } from 'rxjs';
 import { type Applier } from './applier';
 import { decodeEngineSnapshot } from './engine-snapshot-codec';

@@ -1,4 +1,4 @@
-import { checksum } from '@once/protocol';
+import { checksum } from '@once/protocol/internal';
 import {
   ReplyCheckInvalidError,
   UncheckedReplies,

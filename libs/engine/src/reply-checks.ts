@@ -1,4 +1,4 @@
-import * as protocol from '@once/protocol';
+import * as protocol from '@once/protocol/internal';
 
 const { checksum, checksumInto, writeU64, readU64 } = protocol;
 

@@ -1,16 +1,13 @@
-import { EntryKind, type JournalEntry } from '@once/journal';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
+import { Command, EvictionReason, Operation, Status, type Frame } from '@once/protocol';
 import {
-  Command,
-  EvictionReason,
-  Operation,
-  Status,
   checksum,
   clientIdFromBigInt,
   decodeHeader,
   encodeFrame,
   FrameDecoder,
-  type Frame,
-} from '@once/protocol';
+} from '@once/protocol/internal';
 import {
   CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
   EPOCH_AHEAD_MESSAGE,

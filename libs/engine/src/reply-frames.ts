@@ -1,4 +1,4 @@
-import { type JournalEntry } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
 import {
   type ClientId,
   Command,
@@ -7,11 +7,8 @@ import {
   Operation,
   STATUS_NAMES,
   Status,
-  encodeFrame,
-  encodeReplyTo,
-  errorBody,
-  errorBodyText,
 } from '@once/protocol';
+import { encodeFrame, encodeReplyTo, errorBody, errorBodyText } from '@once/protocol/internal';
 
 /**
  * The frames that answer a journal entry when it is applied: REPLY and

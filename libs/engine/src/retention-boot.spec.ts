@@ -1,4 +1,4 @@
-import { SUBLEVEL_NAMES } from '@once/journal';
+import { SUBLEVEL_NAMES } from '@once/journal/internal';
 import { ClassicLevel } from 'classic-level';
 import { join } from 'node:path';
 import { lastValueFrom } from 'rxjs';

@@ -1,5 +1,5 @@
-import { type Journal, type KeyedCheckpoint } from '@once/journal';
-import { clientIdFromBigInt } from '@once/protocol';
+import { type Journal, type KeyedCheckpoint } from '@once/journal/internal';
+import { clientIdFromBigInt } from '@once/protocol/internal';
 import { Applier } from './applier';
 import { CommandRegistry } from './command-registry';
 import { SILENT_LOGGER } from './engine-logger';

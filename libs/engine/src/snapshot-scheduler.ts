@@ -1,4 +1,4 @@
-import { type Journal } from '@once/journal';
+import { type Journal } from '@once/journal/internal';
 import { type Applier } from './applier';
 import { type EngineLogger } from './engine-logger';
 import { LogEvent } from './log-event';

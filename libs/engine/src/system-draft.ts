@@ -1,5 +1,6 @@
-import { type EntryDraft, type EntryKind } from '@once/journal';
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
+import { type EntryDraft } from '@once/journal/internal';
+import { type EntryKind } from '@once/journal';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { SYSTEM_USER_ID } from './apply-context';
 
 /**

@@ -3,7 +3,7 @@ import { ApplicationConfig, type ModulesContainer, type NestContainer } from '@n
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { ExceptionFiltersContext } from '@nestjs/microservices/context/exception-filters-context';
 import { type RpcExceptionsHandler } from '@nestjs/microservices/exceptions/rpc-exceptions-handler';
-import { type ApplyContext, type CommandHandler } from '@once/engine';
+import { type ApplyContext, type CommandHandler } from '@once/engine/internal';
 import { isObservable } from 'rxjs';
 import { ReplyNotSingleError } from './reply-shape';
 import { RpcExceptionRefusal } from './rpc-error';

@@ -22,15 +22,9 @@ import {
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { Ctx, type CustomTransportStrategy, Payload, Server } from '@nestjs/microservices';
 import { Test, type TestingModuleBuilder } from '@nestjs/testing';
-import { type ClientEntry } from '@once/client-table';
-import {
-  Command as FrameCommand,
-  type ClientId,
-  EvictionReason,
-  Operation,
-  encodeFrame,
-  frameFromBytes,
-} from '@once/protocol';
+import { type ClientEntry } from '@once/client-table/internal';
+import { Command as FrameCommand, type ClientId, EvictionReason, Operation } from '@once/protocol';
+import { encodeFrame, frameFromBytes } from '@once/protocol/internal';
 import { type Observable, lastValueFrom } from 'rxjs';
 import { type AdmissionTicket } from './admission-ticket';
 import { type BareAdmission } from './bare-admission';

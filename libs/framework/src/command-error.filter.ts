@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
-import { CommandError } from '@once/engine';
+import { CommandError } from '@once/engine/internal';
 import { type Observable, throwError } from 'rxjs';
 
 /**

@@ -1,6 +1,6 @@
 import { RpcException } from '@nestjs/microservices';
-import { type ApplyContext, CommandError, type CommandHandler } from '@once/engine';
-import { ZERO_CLIENT_ID } from '@once/protocol';
+import { type ApplyContext, CommandError, type CommandHandler } from '@once/engine/internal';
+import { ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { EMPTY, from, Observable, of, throwError, timer } from 'rxjs';
 import { Admit } from './decorators/admit.decorator';
 import { Command } from './decorators/command.decorator';

@@ -1,4 +1,8 @@
-import { type CommandHandler, type ModuleState, type StateDeclaration } from '@once/engine';
+import {
+  type CommandHandler,
+  type ModuleState,
+  type StateDeclaration,
+} from '@once/engine/internal';
 import { type ReplicatedStateMetadata } from './decorators/replicated-state.decorator';
 import { type ParamSlot, argumentsFor } from './decorators/param-layout';
 import { patternLabel } from './once-pattern';

@@ -1,7 +1,6 @@
 import { type ModuleMetadata } from '@nestjs/common';
 import { type ClusterNodeOptions } from '@once/cluster';
-import { type GenesisCommand, type OnceNodeOptions } from '@once/engine';
-import { type JournalStoreOptions } from '@once/journal';
+import { type GenesisCommand, type OnceNodeOptions } from '@once/engine/internal';
 
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
@@ -59,8 +58,6 @@ export interface OnceModuleOptions {
    * until the operator sets `auto` again.
    */
   readonly upgradeFinalization?: 'auto' | 'hold';
-  /** Low-level journal options (fault injection in tests, clock). */
-  readonly journal?: JournalStoreOptions;
   /** Replay progress log interval. Default 1000 ms. */
   readonly progressIntervalMs?: number;
   /**

@@ -11,19 +11,20 @@ import {
 import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import {
   type Engine,
-  LogEvent,
   OnceNode,
   type ReplayProgress,
   type ReplayVerification,
   verifyReplay,
-} from '@once/engine';
-import { type JournalStore } from '@once/journal';
+} from '@once/engine/internal';
+import { LogEvent } from '@once/engine';
+import { type JournalStore } from '@once/journal/internal';
 import { ClusterNode } from '@once/cluster';
 import { type Subscription } from 'rxjs';
 import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
 import { type OnceAuthenticator } from './once-authenticator.interface';
+import { journalHooksOf } from './journal-hooks';
 import { type OnceModuleOptions } from './once-module-options.interface';
 import { isOnceRuntimeConsumer } from './once-runtime-consumer.interface';
 import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS, ONCE_TRANSPORT } from './once.constants';
@@ -207,8 +208,8 @@ export class OnceRuntime
       genesis: this.options.genesis,
       // Nor does it upgrade an older format in place (it reads format 2 as it is).
       journal: this.options.verifyOnly
-        ? { ...this.options.journal, upgradeFormat: false }
-        : this.options.journal,
+        ? { ...journalHooksOf(this.options), upgradeFormat: false }
+        : journalHooksOf(this.options),
       progressIntervalMs: this.options.progressIntervalMs,
       logger: this.logger,
     };

@@ -1,4 +1,4 @@
-import { CommandError } from '@once/engine';
+import { CommandError } from '@once/engine/internal';
 import { isObservable, take } from 'rxjs';
 import { patternLabel } from './once-pattern';
 

@@ -1,5 +1,5 @@
 import { RpcException } from '@nestjs/microservices';
-import { CommandError } from '@once/engine';
+import { CommandError } from '@once/engine/internal';
 
 const CODE = /^[A-Z][A-Z0-9_]*$/;
 

@@ -1,4 +1,4 @@
-import { type Engine } from '@once/engine';
+import { type Engine } from '@once/engine/internal';
 import { type Frame, type Status } from '@once/protocol';
 import { type GatewayConnection } from './gateway-connection';
 

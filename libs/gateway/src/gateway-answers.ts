@@ -4,7 +4,7 @@ import {
   InvalidRequestException,
   SessionEvictedException,
 } from '@once/framework';
-import { answerFrame, evictionAnswer } from '@once/engine';
+import { answerFrame, evictionAnswer } from '@once/engine/internal';
 import { type Frame, Status } from '@once/protocol';
 
 /**

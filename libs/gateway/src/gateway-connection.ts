@@ -1,7 +1,7 @@
 import { type Socket } from 'node:net';
-import { type Frame, FrameDecoder } from '@once/protocol';
-import { type ConnectionView } from '@once/framework';
-import { type SessionBinding } from '@once/framework';
+import { type Frame } from '@once/protocol';
+import { FrameDecoder } from '@once/protocol/internal';
+import { type ConnectionView, type SessionBinding } from '@once/framework';
 
 /** What a connection needs from the gateway that owns it. */
 export interface ConnectionHost {

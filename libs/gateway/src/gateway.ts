@@ -7,8 +7,8 @@ import {
   badFrameReply,
   notLeaderAnswer,
   pingReply,
-} from '@once/engine';
-import { type ClientEntry } from '@once/client-table';
+} from '@once/engine/internal';
+import { type ClientEntry } from '@once/client-table/internal';
 import {
   type GatewayException,
   OnceRpcContext,
@@ -17,16 +17,16 @@ import {
   SessionEvictedException,
   type SessionGate,
 } from '@once/framework';
-import * as protocol from '@once/protocol';
 import {
   type ClientId,
   type EvictionReason,
   type Frame,
-  type ParsedRequest,
   STATUS_NAMES,
   Status,
-  verifyResumeToken,
 } from '@once/protocol';
+import { type ParsedRequest, verifyResumeToken } from '@once/protocol/internal';
+import * as protocol from '@once/protocol/internal';
+import * as wire from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
 import { INTERNAL_ERROR_MESSAGE, NOT_READY_MESSAGE, sessionRefusalFrame } from './gateway-answers';
 import { GatewayConnection, type ConnectionHost } from './gateway-connection';
@@ -45,13 +45,14 @@ import { SlowPeerSweep } from './slow-peer-sweep';
  * CommonJS a named import from another package is read through a getter of the package's index at
  * every use, and dispatching a frame runs per request.
  */
-const { Operation, parseRequest } = protocol;
+const { parseRequest } = protocol;
+const { Operation } = wire;
 
 type Replicated = Extract<
   ParsedRequest,
-  { operation: protocol.Operation.Command | protocol.Operation.Logout }
+  { operation: wire.Operation.Command | wire.Operation.Logout }
 >;
-type Query = Extract<ParsedRequest, { operation: protocol.Operation.Query }>;
+type Query = Extract<ParsedRequest, { operation: wire.Operation.Query }>;
 
 /**
  * The protocol engine of the TCP gateway. It keeps the control flow of one

@@ -6,23 +6,20 @@ import {
   RpcException,
   Server,
 } from '@nestjs/microservices';
-import { type ClientEntry } from '@once/client-table';
-import { CommandError } from '@once/engine';
+import { type ClientEntry } from '@once/client-table/internal';
 import {
-  CommandErrorFilter,
+  CommandError,
   type ConnectionView,
-  ONCE_PATTERN_KIND,
-  ONCE_PATTERN_ROUTE,
   OnceRpcContext,
   type SessionGate,
 } from '@once/framework';
 import {
-  Command as FrameCommand,
-  EvictionReason,
-  Operation,
-  encodeFrame,
-  frameFromBytes,
-} from '@once/protocol';
+  CommandErrorFilter,
+  ONCE_PATTERN_KIND,
+  ONCE_PATTERN_ROUTE,
+} from '@once/framework/internal';
+import { Command as FrameCommand, EvictionReason, Operation } from '@once/protocol';
+import { encodeFrame, frameFromBytes } from '@once/protocol/internal';
 import { firstValueFrom, from, of, type Observable } from 'rxjs';
 import { HandlerPipeline, QueryStreamError, refusalOf } from './handler-pipeline';
 

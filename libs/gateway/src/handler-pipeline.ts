@@ -1,16 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { type MessageHandler, RpcException } from '@nestjs/microservices';
-import { CommandError, describeError, newErrorId } from '@once/engine';
+import { CommandError, type OnceRpcContext } from '@once/framework';
+import { describeError, newErrorId } from '@once/engine/internal';
 import {
   type BareAdmission,
-  type OnceRpcContext,
   ONCE_PATTERN_KIND,
   ONCE_PATTERN_ROUTE,
   REPLY_NOT_SINGLE,
   queryStreamMessage,
   refusalFieldsOf,
   rpcErrorOf,
-} from '@once/framework';
+} from '@once/framework/internal';
 import { isObservable, lastValueFrom, type Observable, take } from 'rxjs';
 import { type PatternCatalogue, patternCatalogue } from './pattern-catalogue';
 

@@ -1,18 +1,12 @@
-// The request context, session guards and refusals live with the programming
-// model in @once/framework; they are re-exported here, where a transport user looks.
-export {
-  type ConnectionView,
-  EpochAheadException,
-  EpochFenceGuard,
-  GatewayException,
-  InvalidRequestException,
-  NotBoundException,
-  OnceRpcContext,
-  ResumeGuard,
-  type SessionBinding,
-  SessionEvictedException,
-  type SessionGate,
-} from '@once/framework';
+/**
+ * The public API of `@once/gateway`: the `OnceServer` transport strategy and
+ * its options. The request context, session guards and refusals a handler
+ * meets are the programming model's: import them from `@once/framework`
+ * (one import path per name).
+ *
+ * @packageDocumentation
+ * @public
+ */
 export {
   GATEWAY_DEFAULTS,
   type GatewayOptions,

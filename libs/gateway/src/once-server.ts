@@ -3,7 +3,8 @@ import { type CustomTransportStrategy, type MessageHandler, Server } from '@nest
 import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { LogEvent } from '@once/engine';
-import { type OnceRuntime, type OnceRuntimeConsumer, ONCE_TRANSPORT } from '@once/framework';
+import { type OnceRuntime } from '@once/framework';
+import { type OnceRuntimeConsumer, ONCE_TRANSPORT } from '@once/framework/internal';
 import { Gateway } from './gateway';
 import {
   type GatewayOptions,

@@ -1,5 +1,5 @@
 import { type MessageHandler } from '@nestjs/microservices';
-import { ONCE_PATTERN_KIND } from '@once/framework';
+import { ONCE_PATTERN_KIND } from '@once/framework/internal';
 
 /**
  * The reserved QUERY pattern the gateway answers itself with the patterns of

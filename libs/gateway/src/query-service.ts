@@ -1,19 +1,7 @@
-import {
-  type GatewayException,
-  NotBoundException,
-  type OnceRpcContext,
-  fenceRefusal,
-  fenceVerdict,
-} from '@once/framework';
-import {
-  Command,
-  type ParsedRequest,
-  type Operation,
-  Status,
-  encodeReplyTo,
-  errorBody,
-  okBody,
-} from '@once/protocol';
+import { type GatewayException, NotBoundException, type OnceRpcContext } from '@once/framework';
+import { fenceRefusal, fenceVerdict } from '@once/framework/internal';
+import { Command, type Operation, Status } from '@once/protocol';
+import { type ParsedRequest, encodeReplyTo, errorBody, okBody } from '@once/protocol/internal';
 import { type AdmissionHost } from './admission-host';
 import { type HandlerPipeline, refusalOf } from './handler-pipeline';
 import { PATTERN_CATALOGUE_QUERY } from './pattern-catalogue';

@@ -1,19 +1,10 @@
 import { Logger } from '@nestjs/common';
-import {
-  type ApplyOutcome,
-  CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
-  EngineUnavailableError,
-} from '@once/engine';
+import { type ApplyOutcome, CLIENT_OWNED_BY_OTHER_USER_MESSAGE } from '@once/engine/internal';
+import { EngineUnavailableError } from '@once/engine';
 import { type OnceRuntime } from '@once/framework';
 import { EntryKind } from '@once/journal';
-import {
-  type Frame,
-  type Operation,
-  type ParsedRequest,
-  Status,
-  ZERO_CHECKSUM,
-  withRequestChecksum,
-} from '@once/protocol';
+import { type Frame, type Operation, Status } from '@once/protocol';
+import { type ParsedRequest, ZERO_CHECKSUM, withRequestChecksum } from '@once/protocol/internal';
 import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE, NOT_READY_MESSAGE } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';

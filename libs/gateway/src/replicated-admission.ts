@@ -1,27 +1,31 @@
 import { type MessageHandler } from '@nestjs/microservices';
 import {
   type AdmissionContext,
-  type ApplyOutcome,
-  type CommandBody,
-  EngineRefusal,
-  EngineUnavailableError,
-  encodeCommandBody,
-  inFlightNotReady,
-  requestGapMessage,
-} from '@once/engine';
-import {
-  AdmissionTicket,
   GatewayException,
   NotBoundException,
   type OnceRpcContext,
-  RAW_PAYLOAD,
   type SessionBinding,
+} from '@once/framework';
+import {
+  type ApplyOutcome,
+  type CommandBody,
+  EngineRefusal,
+  encodeCommandBody,
+  inFlightNotReady,
+  requestGapMessage,
+} from '@once/engine/internal';
+import { EngineUnavailableError } from '@once/engine';
+import {
+  AdmissionTicket,
+  RAW_PAYLOAD,
   fenceRefusal,
   fenceVerdict,
   resumeVerdict,
-} from '@once/framework';
-import { EntryKind, type EntryDraft, InvalidEntryError } from '@once/journal';
-import { type Frame, Operation, type ParsedRequest, Status, ZERO_CHECKSUM } from '@once/protocol';
+} from '@once/framework/internal';
+import { EntryKind, InvalidEntryError } from '@once/journal';
+import { type EntryDraft } from '@once/journal/internal';
+import { type Frame, Operation, Status } from '@once/protocol';
+import { type ParsedRequest, ZERO_CHECKSUM } from '@once/protocol/internal';
 import { type AdmissionHost } from './admission-host';
 import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type ApplyOutcome, type EndedSession, unaskedEviction } from '@once/engine';
+import { type ApplyOutcome, type EndedSession, unaskedEviction } from '@once/engine/internal';
 import { type SessionBinding } from '@once/framework';
 import { type ClientId, EvictionReason } from '@once/protocol';
 import { type GatewayConnection } from './gateway-connection';

@@ -1,4 +1,5 @@
-import { Command, Operation, decodeHeader, encodeFrame } from '@once/protocol';
+import { Command, Operation } from '@once/protocol';
+import { decodeHeader, encodeFrame } from '@once/protocol/internal';
 import { answeringChecksum } from './request-checksum';
 
 describe('answeringChecksum', () => {

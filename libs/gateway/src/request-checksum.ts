@@ -1,4 +1,4 @@
-import { ZERO_CHECKSUM, withRequestChecksum } from '@once/protocol';
+import { ZERO_CHECKSUM, withRequestChecksum } from '@once/protocol/internal';
 
 /** Offset of a reply's `request_checksum` (PROTOCOL.md: header bytes 80..95). */
 const REQUEST_CHECKSUM_OFFSET = 80;

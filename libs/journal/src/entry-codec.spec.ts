@@ -1,4 +1,4 @@
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol/internal';
 import fc from 'fast-check';
 import { decodeEntry, ENTRY_HEADER_BYTES, EntryOffset, encodeEntry } from './entry-codec';
 import { InvalidEntryError } from './invalid-entry.error';

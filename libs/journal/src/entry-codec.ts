@@ -1,4 +1,4 @@
-import * as protocol from '@once/protocol';
+import * as protocol from '@once/protocol/internal';
 import { bufferView } from './buffer-view';
 import { assertValidDraft } from './entry-validator';
 import { InvalidEntryError } from './invalid-entry.error';

@@ -1,21 +1,21 @@
-export { EntryKind, isEntryKind, type EntryDraft, type JournalEntry } from './journal-entry';
-export { ENTRY_HEADER_BYTES, EntryOffset, decodeEntry, encodeEntry } from './entry-codec';
-export { assertValidDraft } from './entry-validator';
-export { type StampedEntry, nextTimestamp, stampEntry } from './stamped-entry';
-export { type EnqueueOptions, type Journal } from './journal-port';
-export { type BatchWrittenListener, JournalStore, type JournalStoreOptions } from './journal-store';
-export { type SnapshotRecord } from './snapshot-codec';
-export { FORMAT_VERSION, type NodeMeta } from './node-meta';
-export { SUBLEVEL_NAMES } from './leveldb-layout';
-export { NODE_SECRET_BYTES } from './node-secret';
-export { wallClockNs } from './wall-clock';
+/**
+ * The public API of `@once/journal`: the data directory's format version,
+ * the kinds of journal entry (as `once journal` and the journal feed name
+ * them), and the errors (each with its stable `code`) a node stops or
+ * refuses to open its data directory with. The journal port and its LevelDB
+ * store are for the sibling packages: `@once/journal/internal`.
+ *
+ * @packageDocumentation
+ * @public
+ */
+export { EntryKind } from './journal-entry';
+export { FORMAT_VERSION } from './node-meta';
 export { DataDirectoryIncompleteError } from './data-directory-incomplete.error';
 export { DataDirectoryInUseError } from './data-directory-in-use.error';
 export { DataDirectoryUnreadableError } from './data-directory-unreadable.error';
 export { InvalidEntryError } from './invalid-entry.error';
 export { JournalBusyError } from './journal-busy.error';
 export { JournalCompactedError } from './journal-compacted.error';
-export { type CompactionResult } from './journal-retention';
 export { JournalClosedError } from './journal-closed.error';
 export { JournalCorruptionError } from './journal-corruption.error';
 export { JournalFailedError } from './journal-failed.error';
@@ -23,10 +23,3 @@ export { NodeMetaCorruptionError } from './node-meta-corruption.error';
 export { NodeSecretMismatchError } from './node-secret-mismatch.error';
 export { UnsupportedFormatError } from './unsupported-format.error';
 export { FormatUpgradeNeededError } from './format-upgrade-needed.error';
-export {
-  KEYED_HEAD_KEY,
-  KEYED_SNAPSHOT_COPY_KEY,
-  type KeyedCheckpoint,
-  type KeyedHead,
-  type KeyedRecordReader,
-} from './keyed-records';

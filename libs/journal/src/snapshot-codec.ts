@@ -1,4 +1,4 @@
-import { checksumInto, checksumMatches, readU64, writeU64 } from '@once/protocol';
+import { checksumInto, checksumMatches, readU64, writeU64 } from '@once/protocol/internal';
 import { bufferView } from './buffer-view';
 
 /**

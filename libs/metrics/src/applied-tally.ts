@@ -1,6 +1,7 @@
-import { type ApplyOutcome } from '@once/engine';
+import { type ApplyOutcome } from '@once/engine/internal';
 import { EntryKind } from '@once/journal';
-import { Command, EVICTION_REASON_NAMES, Offset, STATUS_NAMES, Status } from '@once/protocol';
+import { Command, EVICTION_REASON_NAMES, STATUS_NAMES, Status } from '@once/protocol';
+import { Offset } from '@once/protocol/internal';
 
 /** The first body byte after `{"ok":` in an outcome body: `t` for true, `f` for a refusal. */
 const OK_VALUE_INDEX = 6;

@@ -1,4 +1,11 @@
-export { AppliedTally } from './applied-tally';
+/**
+ * The public API of `@once/metrics`: Prometheus metrics (`OnceMetrics`,
+ * `OnceMetricsModule`) and terminus health (`OnceHealthIndicator`) for a
+ * once node. How they read a runtime is in `@once/metrics/internal`.
+ *
+ * @packageDocumentation
+ * @public
+ */
 export {
   type ClusterMetricsView,
   type GatewayMetricsView,
@@ -21,4 +28,3 @@ export {
   livenessOf,
   readinessOf,
 } from './readiness';
-export { gatewayViewOf, runtimeSource } from './runtime-source';

@@ -1,5 +1,5 @@
-import { type Engine, type PingClusterView, type ReplayProgress } from '@once/engine';
-import { type JournalStore } from '@once/journal';
+import { type Engine, type PingClusterView, type ReplayProgress } from '@once/engine/internal';
+import { type JournalStore } from '@once/journal/internal';
 
 /**
  * What a cluster node tells metrics and readiness: its role, and the highest

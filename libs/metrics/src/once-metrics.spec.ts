@@ -1,6 +1,6 @@
-import { type Engine, type OnceNode } from '@once/engine';
-import { type JournalEntry, type JournalStore } from '@once/journal';
-import { clientIdFromBigInt } from '@once/protocol';
+import { type Engine, type OnceNode } from '@once/engine/internal';
+import { type JournalEntry, type JournalStore } from '@once/journal/internal';
+import { clientIdFromBigInt } from '@once/protocol/internal';
 import { eventually } from '@once/testing';
 import { Counter, Registry } from 'prom-client';
 import {

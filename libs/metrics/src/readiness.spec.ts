@@ -1,4 +1,5 @@
-import { OnceNode } from '@once/engine';
+import { OnceNode } from '@once/engine/internal';
+import { clientIdFromBigInt } from '@once/protocol/internal';
 import { sampleModules } from '../../engine/src/__fixtures__/sample-modules.fixture';
 import {
   type TestNode,
@@ -6,7 +7,6 @@ import {
   tempDataDir,
 } from '../../engine/src/__fixtures__/test-node.fixture';
 import { registerDraft } from '../../engine/src/__fixtures__/entry-drafts.fixture';
-import { clientIdFromBigInt } from '@once/protocol';
 import { livenessOf, readinessOf } from './readiness';
 
 describe('liveness and readiness of a node', () => {

@@ -1,4 +1,5 @@
-import { ONCE_TRANSPORT, type OnceRuntime } from '@once/framework';
+import { ONCE_TRANSPORT } from '@once/framework/internal';
+import { type OnceRuntime } from '@once/framework';
 import {
   type ClusterMetricsView,
   type GatewayMetricsView,

@@ -1,5 +1,5 @@
 import { type AddressInfo, createServer } from 'node:net';
-import { errorBody, okBody } from '@once/protocol';
+import { errorBody, okBody } from '@once/protocol/internal';
 import { CommandRefusedError, type OnceClient } from '@once/sdk';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
 import { type Script, ScriptedNode } from './__fixtures__/scripted-node.fixture';

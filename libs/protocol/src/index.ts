@@ -1,38 +1,30 @@
-export * from './wire-constants';
-export * from './client-id';
-export * from './checksum';
-export * from './u64';
-export { isZero } from './zero-bytes';
+/**
+ * The public API of `@once/protocol`: the wire vocabulary a team meets in
+ * frames (through `@once/testing`'s raw client) and in the documentation of
+ * the protocol: operations, commands, statuses, eviction reasons, client
+ * ids, frames, reply bodies, and the protocol's errors. The codecs, checksums
+ * and resume tokens both ends share are for the sibling packages:
+ * `@once/protocol/internal`.
+ *
+ * @packageDocumentation
+ * @public
+ */
+export {
+  PROTOCOL_VERSION,
+  Command,
+  Operation,
+  Status,
+  EvictionReason,
+  STATUS_NAMES,
+  EVICTION_REASON_NAMES,
+} from './wire-constants';
+export { type ClientId, isClientId, randomClientId } from './client-id';
 export {
   ProtocolError,
   FieldOutOfRangeError,
   FrameTooLargeError,
   type ProtocolErrorCode,
 } from './protocol-error';
-export { type FrameHeader, decodeHeader } from './frame-header';
-export { type Frame, frameFromBytes } from './frame';
-export {
-  type FrameFields,
-  type ReplyFields,
-  encodeFrame,
-  encodeReplyTo,
-  withRequestChecksum,
-} from './frame-encoder';
-export { type FrameDecoderOptions, type DecodeResult, FrameDecoder } from './frame-decoder';
-export { type ParsedRequest, type RequestParseResult, parseRequest } from './request-parser';
-export {
-  RESUME_TOKEN_SIZE,
-  NODE_SECRET_SIZE,
-  mintResumeToken,
-  verifyResumeToken,
-  resumeTokenToHex,
-  resumeTokenFromHex,
-} from './resume-token';
-export {
-  type ReplyOutcome,
-  okBody,
-  okBodyText,
-  errorBody,
-  errorBodyText,
-  parseReplyBody,
-} from './reply-body';
+export { type FrameHeader } from './frame-header';
+export { type Frame } from './frame';
+export { type ReplyOutcome, parseReplyBody } from './reply-body';

@@ -1,4 +1,5 @@
-import { type ClientId, isClientId, ZERO_CLIENT_ID } from '@once/protocol';
+import { type ClientId, isClientId } from '@once/protocol';
+import { ZERO_CLIENT_ID } from '@once/protocol/internal';
 
 /** A command the previous owner of the identity sent (or was about to send) without an answer. */
 export interface InDoubtRecord {

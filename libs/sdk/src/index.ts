@@ -1,3 +1,10 @@
+/**
+ * The public API of `@once/sdk`: `OnceClient`, its options and events, and its
+ * typed errors (each with its stable `code`).
+ *
+ * @packageDocumentation
+ * @public
+ */
 export { OnceClient, type CloseOptions } from './once-client';
 export {
   type OnceClientOptions,

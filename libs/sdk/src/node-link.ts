@@ -1,6 +1,7 @@
 import { connect, isIP, type Socket } from 'node:net';
 import { type ConnectionOptions, TLSSocket, connect as connectTls } from 'node:tls';
-import { type Frame, FrameDecoder } from '@once/protocol';
+import { type Frame } from '@once/protocol';
+import { FrameDecoder } from '@once/protocol/internal';
 
 /** What a link reports to its owner. */
 export interface LinkHandler {

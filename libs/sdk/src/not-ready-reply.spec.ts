@@ -1,4 +1,4 @@
-import { errorBody } from '@once/protocol';
+import { errorBody } from '@once/protocol/internal';
 import { leaderHintOf } from './not-ready-reply';
 
 const body = (value: unknown) => Buffer.from(JSON.stringify(value));

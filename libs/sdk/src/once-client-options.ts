@@ -1,5 +1,6 @@
 import { type ConnectionOptions } from 'node:tls';
-import { type ClientId, DEFAULT_MAX_FRAME_BYTES, isClientId, ZERO_CLIENT_ID } from '@once/protocol';
+import { type ClientId, isClientId } from '@once/protocol';
+import { DEFAULT_MAX_FRAME_BYTES, ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { type BackoffSettings } from './backoff';
 import { type OnceClientLogger } from './client-logger';
 import { InvalidOptionsError } from './errors/invalid-options.error';

@@ -1,5 +1,6 @@
 import { defer, type Observable } from 'rxjs';
-import { HEADER_SIZE, randomClientId } from '@once/protocol';
+import { HEADER_SIZE } from '@once/protocol/internal';
+import { randomClientId } from '@once/protocol';
 import { AlreadyAppliedError } from './errors/already-applied.error';
 import { ClientClosedError } from './errors/client-closed.error';
 import { CommandRefusedError } from './errors/command-refused.error';

@@ -1,4 +1,5 @@
-import { errorBody, type Frame, type FrameHeader, okBody, Status } from '@once/protocol';
+import { errorBody, okBody } from '@once/protocol/internal';
+import { type Frame, type FrameHeader, Status } from '@once/protocol';
 import { AlreadyAppliedError } from './errors/already-applied.error';
 import { CommandRefusedError } from './errors/command-refused.error';
 import { InvalidReplyError } from './errors/invalid-reply.error';

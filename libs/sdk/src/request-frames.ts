@@ -1,4 +1,5 @@
-import { Command, encodeFrame, Operation } from '@once/protocol';
+import { Command, Operation } from '@once/protocol';
+import { encodeFrame } from '@once/protocol/internal';
 import { type SessionIdentity } from './session-identity';
 
 /**

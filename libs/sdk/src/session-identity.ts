@@ -1,4 +1,5 @@
-import { type ClientId, isClientId, ZERO_CLIENT_ID } from '@once/protocol';
+import { type ClientId, isClientId } from '@once/protocol';
+import { ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { sdkAssert } from './errors/sdk-assert';
 
 /** What a REGISTER reply says (PROTOCOL.md, "REGISTER"). */

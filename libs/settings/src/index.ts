@@ -1,3 +1,10 @@
+/**
+ * The public API of `@once/settings`: the settings table (names, kinds,
+ * defaults, ranges) and its environment and flag readers.
+ *
+ * @packageDocumentation
+ * @public
+ */
 export {
   SETTINGS,
   type SettingAliases,
@@ -13,12 +20,5 @@ export {
 } from './settings';
 export { checkSettingValue, parseSetting, settingLabel } from './setting-parsers';
 export { InvalidSettingError } from './invalid-setting.error';
-export {
-  README_BEGIN_MARKER,
-  README_END_MARKER,
-  readmeSettingsSection,
-  renderSettingsMarkdown,
-  rewriteReadmeSettings,
-} from './settings-readme';
 export { type EnvSetting, readEnvSetting } from './env-setting';
 export { REDACTED, redactSecrets } from './redact-secrets';

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_FRAME_BYTES } from '@once/protocol';
+import { DEFAULT_MAX_FRAME_BYTES } from '@once/protocol/internal';
 
 /** Which part of the node a setting configures. */
 export type SettingLayer =

@@ -1,6 +1,7 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { type Frame, FrameDecoder } from '@once/protocol';
+import { type Frame } from '@once/protocol';
+import { FrameDecoder } from '@once/protocol/internal';
 
 /**
  * A TCP server on 127.0.0.1 that speaks PROTOCOL.md's framing and nothing

@@ -1,3 +1,10 @@
+/**
+ * The public API of `@once/testing`: a service as a child process, a raw
+ * protocol client, a TCP fault proxy, NATS and once clusters, test helpers.
+ *
+ * @packageDocumentation
+ * @public
+ */
 export {
   RawClient,
   RawClientClosedError,
@@ -33,3 +40,4 @@ export {
   type OnceClusterOptions,
   writeClusterKeyFile,
 } from './once-cluster';
+export { type JournalHooks, withJournalHooks } from './journal-hooks';

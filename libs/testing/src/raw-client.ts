@@ -4,13 +4,11 @@ import {
   type ClientId,
   Command,
   type Frame,
-  FrameDecoder,
-  type FrameFields,
   Operation,
-  encodeFrame,
   parseReplyBody,
   type ReplyOutcome,
 } from '@once/protocol';
+import { FrameDecoder, type FrameFields, encodeFrame } from '@once/protocol/internal';
 
 export class RawClientTimeoutError extends Error {
   readonly code = 'RAW_CLIENT_TIMEOUT';

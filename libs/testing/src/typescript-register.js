@@ -17,7 +17,7 @@
  * Only inside the once repository itself (this file is not under a
  * node_modules directory and its root holds nest-cli.json, libs/ and a
  * package.json named `once`) are the `@once/<lib>` imports mapped to
- * `libs/<lib>/src`, like the repository's jest and tsc configs do.
+ * `libs/<lib>/src` (and `@once/<lib>/internal` to `libs/<lib>/src/internal.ts`), like the repository's jest and tsc configs do.
  *
  * Plain JavaScript on purpose: it must load in a bare `node` before any
  * TypeScript can.
@@ -87,8 +87,9 @@ const root = onceRepositoryRoot();
 if (root !== undefined) {
   const resolveFilename = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
-    const alias = /^@once\/([a-z-]+)$/.exec(request);
-    const sources = alias && path.join(root, 'libs', alias[1], 'src');
+    const alias = /^@once\/([a-z-]+)(\/internal)?$/.exec(request);
+    const sources =
+      alias && path.join(root, 'libs', alias[1], 'src', alias[2] ? 'internal.ts' : '');
     const target = sources && fs.existsSync(sources) ? sources : request;
     return resolveFilename.call(this, target, ...rest);
   };

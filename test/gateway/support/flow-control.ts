@@ -15,8 +15,8 @@ import {
   ReplicatedState,
 } from '@once/framework';
 import { type GatewayOptions, OnceServer } from '@once/gateway';
-import { type JournalEntry, type JournalStore } from '@once/journal';
-import { type RawClient, StaticAuthenticator } from '@once/testing';
+import { type JournalEntry, type JournalStore } from '@once/journal/internal';
+import { type RawClient, StaticAuthenticator, withJournalHooks } from '@once/testing';
 import { Gate } from '../../nest/support/gate';
 
 /**
@@ -121,7 +121,9 @@ class FlowControlModule {
   static register(dataDir: string, writes: JournalWrites): DynamicModule {
     return {
       module: FlowControlModule,
-      imports: [OnceModule.forRoot({ dataDir, journal: { beforeWrite: writes.beforeWrite } })],
+      imports: [
+        OnceModule.forRoot(withJournalHooks({ dataDir }, { beforeWrite: writes.beforeWrite })),
+      ],
       controllers: [TagsController],
       providers: [
         TagsState,

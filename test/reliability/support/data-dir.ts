@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { SUBLEVEL_NAMES } from '@once/journal';
+import { SUBLEVEL_NAMES } from '@once/journal/internal';
 import { ClassicLevel } from 'classic-level';
 
 /**
@@ -17,7 +17,7 @@ export function opKey(op: number): Buffer {
 }
 
 /** The key, in the `keyed` sublevel, of the copy of the snapshot its records belong to. */
-export { KEYED_SNAPSHOT_COPY_KEY } from '@once/journal';
+export { KEYED_SNAPSHOT_COPY_KEY } from '@once/journal/internal';
 
 /** The op of a key of the `journal` or `snapshot` sublevel. */
 export function opOfKey(key: Buffer): number {

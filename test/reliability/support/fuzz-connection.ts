@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { type Frame, FrameDecoder } from '@once/protocol';
+import { type Frame } from '@once/protocol';
+import { FrameDecoder } from '@once/protocol/internal';
 
 /** What one hostile connection sent and got back. */
 export interface FuzzTranscript {

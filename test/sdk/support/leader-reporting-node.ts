@@ -1,4 +1,5 @@
-import { Command, encodeReplyTo, type Frame, Operation, Status } from '@once/protocol';
+import { Command, type Frame, Operation, Status } from '@once/protocol';
+import { encodeReplyTo } from '@once/protocol/internal';
 import { FrameServer } from '@once/testing';
 import { followerNotReady } from '../../../libs/sdk/src/__fixtures__/hinting-node.fixture';
 

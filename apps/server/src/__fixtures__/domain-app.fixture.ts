@@ -1,5 +1,5 @@
 import { Test, type TestingModule } from '@nestjs/testing';
-import { type ApplyOutcome, type Engine } from '@once/engine';
+import { type ApplyOutcome, type Engine } from '@once/engine/internal';
 import { EntryKind } from '@once/journal';
 import { OnceRuntime, type OnceModuleOptions } from '@once/framework';
 import { type ClientId, parseReplyBody, randomClientId, type ReplyOutcome } from '@once/protocol';

@@ -1,5 +1,5 @@
 import { type LoggerService } from '@nestjs/common';
-import { corruptTailExitCode, corruptTailText, truncateCorruptTail } from '@once/cli';
+import { corruptTailExitCode, corruptTailText, truncateCorruptTail } from '@once/cli/internal';
 import { type ServerConfig } from '../config/server-config';
 
 /**

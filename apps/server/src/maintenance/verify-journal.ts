@@ -1,5 +1,5 @@
 import { type LoggerService } from '@nestjs/common';
-import { replayDataDir, verificationPassed, verificationText } from '@once/cli';
+import { replayDataDir, verificationPassed, verificationText } from '@once/cli/internal';
 import { AppModule } from '../app.module';
 import { type ServerConfig } from '../config/server-config';
 import { describeError } from '../fatal-error';

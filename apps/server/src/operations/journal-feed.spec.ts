@@ -1,6 +1,7 @@
-import { encodeCommandBody } from '@once/engine';
-import { EntryKind, JournalStore } from '@once/journal';
-import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol';
+import { encodeCommandBody } from '@once/engine/internal';
+import { EntryKind } from '@once/journal';
+import { JournalStore } from '@once/journal/internal';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol/internal';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

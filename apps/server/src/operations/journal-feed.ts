@@ -1,6 +1,7 @@
-import { type BodyDisclosure, type EntryView, entryView } from '@once/cli';
+import { type BodyDisclosure, type EntryView, entryView } from '@once/cli/internal';
+import { JournalCompactedError } from '@once/journal';
+import { type JournalStore } from '@once/journal/internal';
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
-import { JournalCompactedError, type JournalStore } from '@once/journal';
 
 /** Entries per page at most (`limit`), so one answer stays small whatever a client asks. */
 export const JOURNAL_PAGE_ENTRIES_MAX = 1000;

@@ -1,4 +1,4 @@
-import { operationsTokenOf } from '@once/cli';
+import { operationsTokenOf } from '@once/cli/internal';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 

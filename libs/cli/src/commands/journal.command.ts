@@ -1,4 +1,4 @@
-import { type JournalEntry, type JournalStore } from '@once/journal';
+import { type JournalEntry, type JournalStore } from '@once/journal/internal';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../cli-error';
 import { withDataDir } from '../data-dir-option';

@@ -1,4 +1,4 @@
-import { type ClientEntry } from '@once/client-table';
+import { type ClientEntry } from '@once/client-table/internal';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CliError } from '../cli-error';
 import { withApp, withDataDir } from '../data-dir-option';

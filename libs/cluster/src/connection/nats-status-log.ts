@@ -1,5 +1,5 @@
 import { type NatsConnection, type Status } from '@nats-io/nats-core';
-import { type EngineLogger } from '@once/engine';
+import { type EngineLogger } from '@once/engine/internal';
 import { redactSecrets } from '@once/settings';
 import { refusesCredentials } from './nats-auth-failed.error';
 

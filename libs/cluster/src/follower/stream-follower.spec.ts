@@ -1,4 +1,5 @@
-import { EntryKind, type JournalEntry, encodeEntry } from '@once/journal';
+import { EntryKind } from '@once/journal';
+import { type JournalEntry, encodeEntry } from '@once/journal/internal';
 import { type StoredEntries } from '../journal/journal-message';
 import { type FollowedStream, type LocalCopy, StreamFollower } from './stream-follower';
 

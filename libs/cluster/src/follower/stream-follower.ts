@@ -1,4 +1,4 @@
-import { type JournalEntry, encodeEntry } from '@once/journal';
+import { type JournalEntry, encodeEntry } from '@once/journal/internal';
 import { type StoredEntries } from '../journal/journal-message';
 import { LocalTailDivergedError } from './local-tail-diverged.error';
 

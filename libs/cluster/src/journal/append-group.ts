@@ -1,5 +1,5 @@
 import { type MsgHdrs } from '@nats-io/nats-core';
-import { type JournalEntry } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
 
 /**
  * Entries appended together: one JetStream message, one publish, one ack.

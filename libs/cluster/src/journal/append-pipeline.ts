@@ -1,4 +1,5 @@
-import { type JournalEntry, JournalFailedError } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
+import { JournalFailedError } from '@once/journal';
 import { type AppendGroup, lastOpOf, newAppendGroup } from './append-group';
 import { type GroupPublisher, type PublishOutcome } from './group-publisher';
 import { encodeGroupMessage } from './journal-message';

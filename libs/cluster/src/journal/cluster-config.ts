@@ -1,6 +1,6 @@
 import { type JetStreamClient, StorageType } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
-import { NODE_SECRET_BYTES } from '@once/journal';
+import { NODE_SECRET_BYTES } from '@once/journal/internal';
 import { ClusterConfigCorruptionError } from './cluster-config-corruption.error';
 
 /** Where builds before cluster keys kept the resume-token secret, in the clear. */

@@ -1,5 +1,6 @@
 import { type NatsConnection } from '@nats-io/nats-core';
-import { EntryKind, encodeEntry } from '@once/journal';
+import { EntryKind } from '@once/journal';
+import { encodeEntry } from '@once/journal/internal';
 import {
   HEADER_ROOM_BYTES,
   type JetStreamJournalOptions,

@@ -1,5 +1,5 @@
 import { type NatsConnection } from '@nats-io/nats-core';
-import { ENTRY_HEADER_BYTES } from '@once/journal';
+import { ENTRY_HEADER_BYTES } from '@once/journal/internal';
 import { type ClusterKeyring } from '../key';
 
 /** Options of `JetStreamJournal.open`. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
-import { wallClockNs } from '@once/journal';
+import { wallClockNs } from '@once/journal/internal';
 import { type ClusterNames, clusterNames } from '../cluster-names';
 import { AppendPipeline } from './append-pipeline';
 import { ClusterConfig, clusterConfigBucket } from './cluster-config';

@@ -1,14 +1,13 @@
 import { type JetStreamManager } from '@nats-io/jetstream';
 import {
   type EntryDraft,
-  InvalidEntryError,
   type Journal,
-  JournalClosedError,
   type JournalEntry,
   assertValidDraft,
   nextTimestamp,
   stampEntry,
-} from '@once/journal';
+} from '@once/journal/internal';
+import { InvalidEntryError, JournalClosedError } from '@once/journal';
 import { type ClusterNames } from '../cluster-names';
 import { type AppendPipeline } from './append-pipeline';
 import { type ClusterConfig } from './cluster-config';

@@ -1,4 +1,5 @@
-import { EntryKind, JournalCorruptionError, encodeEntry, type JournalEntry } from '@once/journal';
+import { EntryKind, JournalCorruptionError } from '@once/journal';
+import { encodeEntry, type JournalEntry } from '@once/journal/internal';
 import { ClusterKeyring } from '../key';
 import { GROUP_MAC_HEADER, GroupAuthenticator } from './group-authenticator';
 import { JournalGroupUnverifiedError } from './journal-group-unverified.error';

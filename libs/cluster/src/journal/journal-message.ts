@@ -3,9 +3,9 @@ import {
   ENTRY_HEADER_BYTES,
   EntryOffset,
   type JournalEntry,
-  JournalCorruptionError,
   decodeEntry,
-} from '@once/journal';
+} from '@once/journal/internal';
+import { JournalCorruptionError } from '@once/journal';
 import { GROUP_MAC_HEADER, type GroupAuthenticator } from './group-authenticator';
 
 /**

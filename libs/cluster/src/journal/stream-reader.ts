@@ -4,7 +4,8 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { type JournalEntry, JournalCorruptionError } from '@once/journal';
+import { type JournalEntry } from '@once/journal/internal';
+import { JournalCorruptionError } from '@once/journal';
 import { type ClusterNames } from '../cluster-names';
 import { type GroupAuthenticator } from './group-authenticator';
 import { type StoredEntries, decodeGroupMessage, messageOps } from './journal-message';

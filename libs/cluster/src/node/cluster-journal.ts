@@ -7,7 +7,7 @@ import {
   type KeyedRecordReader,
   type JournalStore,
   type SnapshotRecord,
-} from '@once/journal';
+} from '@once/journal/internal';
 import { type JetStreamJournal } from '../journal';
 import { NotLeaderError } from './not-leader.error';
 

@@ -1,4 +1,4 @@
-import { type OnceNodeOptions } from '@once/engine';
+import { type OnceNodeOptions } from '@once/engine/internal';
 import { type NatsSecurityOptions } from '../connection';
 import { type JetStreamJournalOptions } from '../journal';
 

@@ -17,8 +17,8 @@ import {
   sameManifest,
   settleManifest,
   validateSettings,
-} from '@once/engine';
-import { JournalStore } from '@once/journal';
+} from '@once/engine/internal';
+import { JournalStore } from '@once/journal/internal';
 import { type Observable, concat, defer, ignoreElements, lastValueFrom } from 'rxjs';
 import { StreamFollower } from '../follower';
 import { NodeHeartbeat, heartbeatSealOf } from '../heartbeat';

@@ -1,4 +1,4 @@
-import { type CodeSupport, manifestOf } from '@once/engine';
+import { type CodeSupport, manifestOf } from '@once/engine/internal';
 import { type AdvertisedCode, type NodeInfo, decodeNodeInfo, encodeNodeInfo } from '../heartbeat';
 import { ClusterKeyring } from '../key';
 import { advertisedCodeOf, nodesBlocking } from './code-finalization';

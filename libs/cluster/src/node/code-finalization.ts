@@ -1,5 +1,5 @@
 import { type KV } from '@nats-io/kv';
-import { type CodeManifest, type CodeSupport, unsupportedBy } from '@once/engine';
+import { type CodeManifest, type CodeSupport, unsupportedBy } from '@once/engine/internal';
 import {
   type AdvertisedCode,
   HEARTBEAT_KEYS,

@@ -1,6 +1,11 @@
-import { type Engine, type EngineLogger, type GenesisCommand, journalGenesis } from '@once/engine';
-import { type EngineSettings } from '@once/engine';
-import { type JournalEntry } from '@once/journal';
+import {
+  type Engine,
+  type EngineLogger,
+  type GenesisCommand,
+  journalGenesis,
+  type EngineSettings,
+} from '@once/engine/internal';
+import { type JournalEntry } from '@once/journal/internal';
 import { type JetStreamJournal } from '../journal';
 import { type ClusterJournal } from './cluster-journal';
 

@@ -1,5 +1,7 @@
-import { EntryKind, type EntryDraft } from '@once/journal';
-import { type ClientId, ZERO_CHECKSUM, ZERO_CLIENT_ID, checksum } from '@once/protocol';
+import { EntryKind } from '@once/journal';
+import { type EntryDraft } from '@once/journal/internal';
+import { type ClientId } from '@once/protocol';
+import { ZERO_CHECKSUM, ZERO_CLIENT_ID, checksum } from '@once/protocol/internal';
 
 /** Journal drafts shaped like the gateway's, for driving the engine directly. */
 

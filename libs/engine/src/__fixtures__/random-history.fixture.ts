@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { type EntryDraft } from '@once/journal';
-import { type ClientId, clientIdFromBigInt } from '@once/protocol';
+import { type EntryDraft } from '@once/journal/internal';
+import { type ClientId } from '@once/protocol';
+import { clientIdFromBigInt } from '@once/protocol/internal';
 import { type ApplyOutcome } from '../apply-outcome';
 import { type Engine } from '../engine';
 import {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type EntryDraft } from '@once/journal';
+import { type EntryDraft } from '@once/journal/internal';
 import { type ApplyOutcome } from '../apply-outcome';
 import { type Engine } from '../engine';
 import { OnceNode, type OnceNodeOptions } from '../once-node';

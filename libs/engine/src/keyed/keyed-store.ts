@@ -1,4 +1,4 @@
-import { type KeyedCheckpoint, type KeyedRecordReader } from '@once/journal';
+import { type KeyedCheckpoint, type KeyedRecordReader } from '@once/journal/internal';
 import {
   type KeyedStateMarker,
   EMPTY_KEYED_MARKER,

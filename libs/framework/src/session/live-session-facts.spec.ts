@@ -1,13 +1,6 @@
-import { type ClientEntry } from '@once/client-table';
-import {
-  type ClientId,
-  Command,
-  EvictionReason,
-  Operation,
-  ZERO_CHECKSUM,
-  encodeFrame,
-  frameFromBytes,
-} from '@once/protocol';
+import { type ClientEntry } from '@once/client-table/internal';
+import { type ClientId, Command, EvictionReason, Operation } from '@once/protocol';
+import { ZERO_CHECKSUM, encodeFrame, frameFromBytes } from '@once/protocol/internal';
 import { OnceRpcContext } from './once-rpc-context';
 import { type SessionBinding } from './session-binding';
 import { type SessionGate } from './session-gate';

@@ -1,4 +1,4 @@
-import { type ClientEntry } from '@once/client-table';
+import { type ClientEntry } from '@once/client-table/internal';
 import { type ClientId, type EvictionReason } from '@once/protocol';
 import { type SessionBinding } from './session-binding';
 

@@ -1,11 +1,5 @@
-import {
-  Command,
-  encodeReplyTo,
-  type Frame,
-  Operation,
-  parseRequest,
-  Status,
-} from '@once/protocol';
+import { Command, type Frame, Operation, Status } from '@once/protocol';
+import { encodeReplyTo, parseRequest } from '@once/protocol/internal';
 import { FrameServer } from '@once/testing';
 
 /** What the node answers to a COMMAND or QUERY: the reply body (an outcome). */

@@ -1,12 +1,6 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import {
-  Command,
-  encodeReplyTo,
-  type Frame,
-  Operation,
-  parseRequest,
-  Status,
-} from '@once/protocol';
+import { Command, type Frame, Operation, Status } from '@once/protocol';
+import { encodeReplyTo, parseRequest } from '@once/protocol/internal';
 import { FrameServer } from '@once/testing';
 
 /** How a {@link HintingNode} answers: it serves, or it is a follower naming `leader` (null: none). */

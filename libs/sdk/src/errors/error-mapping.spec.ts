@@ -1,10 +1,5 @@
-import {
-  EVICTION_REASON_NAMES,
-  EvictionReason,
-  STATUS_NAMES,
-  Status,
-  errorBody,
-} from '@once/protocol';
+import { EVICTION_REASON_NAMES, EvictionReason, STATUS_NAMES, Status } from '@once/protocol';
+import { errorBody } from '@once/protocol/internal';
 import { AlreadyAppliedError } from './already-applied.error';
 import { BadFrameError } from './bad-frame.error';
 import { ClientOwnedByOtherUserError } from './client-owned-by-other-user.error';

@@ -1,5 +1,5 @@
 import { Test, type TestingModule } from '@nestjs/testing';
-import { type ApplyOutcome, type Engine } from '@once/engine';
+import { type ApplyOutcome, type Engine } from '@once/engine/internal';
 import { OnceModule, OnceRuntime } from '@once/framework';
 import { type ClientId, parseReplyBody, randomClientId, type ReplyOutcome } from '@once/protocol';
 import { commandDraft, registerDraft } from '../../../engine/src/__fixtures__/entry-drafts.fixture';

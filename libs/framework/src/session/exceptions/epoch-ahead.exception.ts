@@ -1,4 +1,4 @@
-import { EPOCH_AHEAD_MESSAGE } from '@once/engine';
+import { EPOCH_AHEAD_MESSAGE } from '@once/engine/internal';
 import { GatewayException } from './gateway.exception';
 
 /** The request names an epoch newer than the table's: a client bug, answered EPOCH_AHEAD. */

@@ -18,15 +18,9 @@ import {
   TcpContext,
 } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
-import { type ClientEntry } from '@once/client-table';
-import {
-  Command as FrameCommand,
-  type ClientId,
-  EvictionReason,
-  Operation,
-  encodeFrame,
-  frameFromBytes,
-} from '@once/protocol';
+import { type ClientEntry } from '@once/client-table/internal';
+import { Command as FrameCommand, type ClientId, EvictionReason, Operation } from '@once/protocol';
+import { encodeFrame, frameFromBytes } from '@once/protocol/internal';
 import { lastValueFrom } from 'rxjs';
 import { Command } from '../../decorators/command.decorator';
 import { Query } from '../../decorators/query.decorator';
