@@ -17,7 +17,7 @@ import { JournalStore } from './journal-store';
 const CHILD_RUNNER = String.raw`
 'use strict';
 const path = require('node:path');
-const { JournalStore } = require(path.join(process.env.ONCE_ROOT, 'libs/journal/src'));
+const { JournalStore } = require(path.join(process.env.ONCE_ROOT, 'libs/journal/src/internal'));
 const [dataDir, killAt] = process.argv.slice(2);
 if (killAt.startsWith('random:')) {
   setTimeout(() => process.kill(process.pid, 'SIGKILL'), Math.random() * Number(killAt.slice(7)));

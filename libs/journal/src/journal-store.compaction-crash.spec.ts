@@ -17,7 +17,8 @@ import { JournalStore } from './journal-store';
 const CHILD_RUNNER = String.raw`
 'use strict';
 const path = require('node:path');
-const { JournalStore, EntryKind } = require(path.join(process.env.ONCE_ROOT, 'libs/journal/src'));
+const { EntryKind } = require(path.join(process.env.ONCE_ROOT, 'libs/journal/src'));
+const { JournalStore } = require(path.join(process.env.ONCE_ROOT, 'libs/journal/src/internal'));
 const dataDir = process.argv[2];
 let batches = 0;
 const draft = (request) => ({

@@ -16,7 +16,8 @@ const CHILD_RUNNER = String.raw`
 const path = require('node:path');
 const root = process.env.ONCE_ROOT;
 
-const { JournalStore, EntryKind } = require(path.join(root, 'libs/journal/src'));
+const { EntryKind } = require(path.join(root, 'libs/journal/src'));
+const { JournalStore } = require(path.join(root, 'libs/journal/src/internal'));
 const [mode, dataDir] = process.argv.slice(2);
 
 async function appendForever() {
