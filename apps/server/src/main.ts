@@ -10,7 +10,7 @@ import { truncateCorruptTailOf } from './maintenance/truncate-corrupt-tail';
 import { verifyJournal } from './maintenance/verify-journal';
 import { operationsOptionsOf } from './operations/operations-http-config';
 import { ServiceLogger } from './service-logger';
-import { clusterOptionsOf } from './config/cluster-mode';
+import { nodeFactoryOf } from './config/cluster-mode';
 import {
   ConfigError,
   type LogLevelName,
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
         upgradeFinalization: config.upgradeFinalization,
         retired: { states: config.retiredStates, commands: config.retiredCommands },
         genesis: adminGenesis(config.adminPassword),
-        cluster: clusterOptionsOf(config),
+        node: nodeFactoryOf(config),
       },
       operationsOptionsOf(config),
     ),

@@ -33,9 +33,9 @@ export { type RefusalFields, RpcExceptionRefusal, refusalFieldsOf, rpcErrorOf } 
 export { type OnceAuthenticator } from './once-authenticator.interface';
 export {
   type OnceModuleAsyncOptions,
-  type OnceClusterOptions,
   type OnceModuleOptions,
 } from './once-module-options.interface';
+export { ClusterOptionMovedError } from './cluster-option-moved.error';
 export { OnceModule } from './once.module';
 export { OnceRuntime } from './once-runtime';
 export { type OnceRuntimeConsumer, isOnceRuntimeConsumer } from './once-runtime-consumer.interface';

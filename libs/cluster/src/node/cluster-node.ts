@@ -7,6 +7,8 @@ import {
   type EngineSettings,
   type GenesisCommand,
   GENESIS_SETTINGS,
+  type NodeMembership,
+  type OnceNodePort,
   type PingClusterView,
   type ReplayProgress,
   SILENT_LOGGER,
@@ -47,7 +49,7 @@ import { RoleSwitch } from './role-switch';
  * the leader's address; leading and following are switched by
  * {@link RoleSwitch} as the lease changes hands.
  */
-export class ClusterNode implements WriteRole, TermHost {
+export class ClusterNode implements OnceNodePort, WriteRole, TermHost {
   readonly logger: EngineLogger;
   readonly genesis: readonly GenesisCommand[];
   #follower: StreamFollower | undefined;
@@ -125,6 +127,15 @@ export class ClusterNode implements WriteRole, TermHost {
 
   get nodeId(): string {
     return this.options.nodeId;
+  }
+
+  get clusterName(): string {
+    return this.options.clusterName ?? LEASE_DEFAULTS.clusterName;
+  }
+
+  /** The node in its cluster (its id, its cluster's name, its role, the stream's op): itself. */
+  get cluster(): NodeMembership {
+    return this;
   }
 
   /** The limits this node journals when it takes over: the options over the genesis defaults. */
