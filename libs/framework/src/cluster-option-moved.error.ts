@@ -10,7 +10,7 @@ export class ClusterOptionMovedError extends Error {
   constructor() {
     super(
       "OnceModule's `cluster` option was replaced by the `node` option: install @once/cluster and pass " +
-        "`node: clusterNode({ natsServers, nodeId, clusterKeyFile, ... })` (import { clusterNode } from '@once/cluster'), " +
+        '`node: clusterNode({ natsServers, nodeId, clusterKeyFile, ... })`, clusterNode being the export of @once/cluster, ' +
         'with the same fields the `cluster` option took',
     );
     this.name = 'ClusterOptionMovedError';
