@@ -1,7 +1,11 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { copyExample } from '../examples/support/example-project';
+import { ROOT } from '../support/node-program';
 import {
   PACKAGE_NAMES,
   buildPackages,
@@ -154,7 +158,10 @@ describe('given every workspace built and packed with npm pack --workspaces', ()
       temp = join(work, 'team-tmp');
       await mkdir(join(project, 'src'), { recursive: true });
       await mkdir(temp);
-      await installIntoTemp(project, Object.values(tarballs), peerDependencySpecs());
+      await installIntoTemp(project, Object.values(tarballs), [
+        ...peerDependencySpecs(),
+        ...peerDependencySpecs(['@types/node']),
+      ]);
       await writeFile(join(project, 'counter.module.js'), COUNTER_MODULE_JS);
       await writeFile(join(project, 'src', 'counter.module.ts'), COUNTER_MODULE_TS);
       await writeFile(join(project, 'scenario.js'), SCENARIO_JS);
@@ -195,6 +202,19 @@ describe('given every workspace built and packed with npm pack --workspaces', ()
       240_000,
     );
 
+    it('when a strict team repository (module commonjs, default moduleResolution, skipLibCheck false) type-checks its module against them, then tsc finds nothing', async () => {
+      await writeFile(join(project, 'tsconfig.strict.json'), STRICT_TSCONFIG);
+      await writeFile(join(project, 'src', 'main.ts'), STRICT_MAIN_TS);
+      const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [tsc, '-p', 'tsconfig.strict.json'],
+        project,
+        120_000,
+      ).catch((error: Error) => ({ stdout: error.message, stderr: '' }));
+      expect(`${stdout}${stderr}`).toBe('');
+    }, 150_000);
+
     it('when a service names neither modules nor an entry, then ServiceProcess says to pass one', async () => {
       const { stdout } = await run(
         process.execPath,
@@ -212,7 +232,222 @@ describe('given every workspace built and packed with npm pack --workspaces', ()
       expect(await readdir(temp)).toEqual([]);
     });
   });
+
+  describe('given the example team repository installed from them with the overrides its README lists', () => {
+    let project: string;
+    let installOutput: string;
+    beforeAll(async () => {
+      project = join(work, 'inventory-service');
+      await copyExample(join(ROOT, 'examples', 'inventory-service'), project);
+      const listed = await readmeOverrides();
+      await pointAtTarballsAsReadme(project, tarballs, listed);
+      const { stdout, stderr } = await run(
+        'npm',
+        ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'],
+        project,
+        300_000,
+      );
+      installOutput = `${stdout}${stderr}`;
+    }, 400_000);
+
+    it('then npm warned of no engine mismatch', () => {
+      expect(installOutput).not.toMatch(/EBADENGINE/);
+    });
+
+    it("then every @once package came from a tarball, none from a registry, and the README's list names exactly those installed", async () => {
+      const lock = JSON.parse(await readFile(join(project, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, { resolved?: string }>;
+      };
+      const once = Object.entries(lock.packages).filter(([path]) =>
+        /(^|\/)node_modules\/@once\/[^/]+$/.test(path),
+      );
+      expect(once.filter(([, entry]) => !entry.resolved?.startsWith('file:'))).toEqual([]);
+      const installed = [...new Set(once.map(([path]) => path.replace(/^.*node_modules\//, '')))];
+      expect(installed.sort()).toEqual((await readmeOverrides()).sort());
+    });
+
+    it('then no @nats-io package (nor @once/cluster) is installed', async () => {
+      const lock = JSON.parse(await readFile(join(project, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, unknown>;
+      };
+      expect(
+        Object.keys(lock.packages).filter((path) => /@nats-io\/|@once\/cluster/.test(path)),
+      ).toEqual([]);
+      expect(existsSync(join(project, 'node_modules', '@nats-io'))).toBe(false);
+      expect(existsSync(join(project, 'node_modules', '@once', 'cluster'))).toBe(false);
+    });
+
+    it('when its service is built and run until it serves, then it never loads a NATS module', async () => {
+      await run('npm', ['run', 'build'], project, 120_000);
+      await writeFile(join(project, 'record-loads.js'), RECORD_LOADS_JS);
+      const loadsFile = join(project, 'loads.json');
+      await runUntilReady(project, {
+        ONCE_ADMIN_PASSWORD: 'packed-admin-pw',
+        ONCE_DATA_DIR: join(project, 'data'),
+        ONCE_PORT: '0',
+        ONCE_LOADS_FILE: loadsFile,
+      });
+      const lines = (await readFile(loadsFile, 'utf8')).trim().split('\n');
+      const pairs = lines.map((line) => JSON.parse(line) as [string, string]);
+      const loads = {
+        requests: pairs.map(([request]) => request),
+        files: pairs.map(([, file]) => file),
+      };
+      // The hook saw the service load once: a check that can fail.
+      expect(loads.requests).toEqual(expect.arrayContaining(['@once/framework', '@once/gateway']));
+      expect(loads.requests.filter((request) => /@nats-io|@once\/cluster/.test(request))).toEqual(
+        [],
+      );
+      expect(loads.files.filter((file) => /@nats-io|@once[\\/]cluster/.test(file))).toEqual([]);
+    }, 200_000);
+  });
 });
+
+/** The `@once/*` packages the example's README lists under `overrides`. */
+async function readmeOverrides(): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'examples', 'inventory-service', 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((match) => match[1])
+    .find((text) => text.includes('"overrides"'));
+  if (!block) throw new Error('the example README shows no overrides block');
+  return Object.keys((JSON.parse(block) as { overrides: Record<string, string> }).overrides);
+}
+
+/**
+ * The README's recipe: each declared `@once/*` dependency and each package
+ * `listed` under `overrides` pointed at its tarball, and nothing else.
+ */
+async function pointAtTarballsAsReadme(
+  project: string,
+  tarballs: Record<string, string>,
+  listed: readonly string[],
+): Promise<void> {
+  const file = join(project, 'package.json');
+  const manifest = JSON.parse(await readFile(file, 'utf8')) as Record<
+    'dependencies' | 'devDependencies',
+    Record<string, string>
+  > & { overrides?: Record<string, string> };
+  const spec = (name: string): string => {
+    if (!tarballs[name]) throw new Error(`no tarball of ${name}`);
+    return `file:${tarballs[name]}`;
+  };
+  for (const field of ['dependencies', 'devDependencies'] as const) {
+    for (const name of Object.keys(manifest[field] ?? {})) {
+      if (name.startsWith('@once/')) manifest[field][name] = spec(name);
+    }
+  }
+  manifest.overrides = Object.fromEntries(listed.map((name) => [name, spec(name)]));
+  await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/**
+ * Runs the built service (`node dist/main.js`, with the load recorder) until
+ * its log says it is ready, then stops it with SIGTERM and waits for its exit.
+ */
+function runUntilReady(project: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', './record-loads.js', 'dist/main.js'], {
+      cwd: project,
+      env: environmentWithoutNpm(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let stopped = false;
+    const bound = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const watch = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      if (!stopped && /ready at op \d+/.test(output)) {
+        stopped = true;
+        child.kill('SIGTERM');
+      }
+    };
+    child.stdout.on('data', watch);
+    child.stderr.on('data', watch);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(bound);
+      // NestJS's shutdown hooks end the process by the signal again once stopped.
+      if (stopped && (code === 0 || signal === 'SIGTERM')) resolve();
+      else reject(new Error(`the service ended with ${code ?? signal} before serving:\n${output}`));
+    });
+  });
+}
+
+/**
+ * A `--require` hook: appends each module request of the process, once, with
+ * the file it resolves to, to ONCE_LOADS_FILE as it happens (the service may
+ * end by a signal, with no exit event).
+ */
+const RECORD_LOADS_JS = String.raw`'use strict';
+const Module = require('node:module');
+const fs = require('node:fs');
+const seen = new Set();
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  if (!seen.has(request)) {
+    seen.add(request);
+    let file = '';
+    try {
+      file = Module._resolveFilename(request, parent, isMain);
+    } catch {}
+    fs.appendFileSync(process.env.ONCE_LOADS_FILE, JSON.stringify([request, file]) + '\n');
+  }
+  return load.apply(this, arguments);
+};
+`;
+
+/**
+ * A team repository as strict as TypeScript lets it be about its
+ * dependencies: CommonJS with the default module resolution (node10) and
+ * every declaration file checked.
+ */
+const STRICT_TSCONFIG = `{
+  "compilerOptions": {
+    "module": "commonjs",
+    "target": "ES2022",
+    "lib": ["ES2022"],
+    "types": ["node"],
+    "strict": true,
+    "skipLibCheck": false,
+    "experimentalDecorators": true,
+    "emitDecoratorMetadata": true,
+    "noEmit": true
+  },
+  "files": ["src/main.ts", "src/counter.module.ts"]
+}
+`;
+
+/** A team's main over its module, importing what a single-node team uses of once. */
+const STRICT_MAIN_TS = String.raw`import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { OnceModule } from '@once/framework';
+import { OnceServer } from '@once/gateway';
+import { OnceClientProxy } from '@once/nest-client';
+import { OnceClient } from '@once/sdk';
+import { ServiceProcess } from '@once/testing';
+import { UsersModule } from '@once/users';
+import { CounterModule } from './counter.module';
+
+@Module({
+  imports: [
+    OnceModule.forRoot({ dataDir: './data' }),
+    UsersModule,
+    CounterModule,
+  ],
+})
+export class AppModule {}
+
+export async function main(): Promise<void> {
+  const app = await NestFactory.createMicroservice(AppModule, {
+    strategy: new OnceServer({ port: 7700 }),
+  });
+  app.enableShutdownHooks();
+  await app.listen();
+}
+
+export const tools = { OnceClient, OnceClientProxy, ServiceProcess };
+`;
 
 interface ScenarioService {
   first: unknown;

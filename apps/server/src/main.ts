@@ -10,7 +10,7 @@ import { truncateCorruptTailOf } from './maintenance/truncate-corrupt-tail';
 import { verifyJournal } from './maintenance/verify-journal';
 import { operationsOptionsOf } from './operations/operations-http-config';
 import { ServiceLogger } from './service-logger';
-import { clusterOptionsOf } from './config/cluster-mode';
+import { nodeFactoryOf } from './config/cluster-mode';
 import {
   ConfigError,
   type LogLevelName,
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
             ? 'the user admin was created with the default password "admin" (ONCE_ADMIN_PASSWORD was not set; allowed on a loopback host only): change it with users.changePassword'
             : undefined,
         }),
-        cluster: clusterOptionsOf(config),
+        node: nodeFactoryOf(config),
       },
       operationsOptionsOf(config),
     ),

@@ -1,4 +1,4 @@
-import { type DynamicModule } from '@nestjs/common';
+import { type DynamicModule, type Type } from '@nestjs/common';
 import * as NestCore from '@nestjs/core';
 import * as OnceFramework from '@once/framework';
 import { type OnceModuleOptions } from '@once/framework';
@@ -8,15 +8,36 @@ import { resolve } from 'node:path';
 import { CliError } from './cli-error';
 
 /**
- * A service's root module as the CLI loads it: a class with a static
- * `register(options)` that returns the application's module with
- * `OnceModule.forRoot(options)` among its imports (the reference service's
- * `AppModule` has this shape). The CLI calls it with
- * `{ dataDir, verifyOnly: true }`: the service's own handlers and states
- * replay the journal, and nothing is served or written by them.
+ * A service's root module as the CLI loads it, either shape the module
+ * guide teaches:
+ * - a Nest module class importing `OnceModule.forRoot({...})` or
+ *   `OnceModule.forRootAsync({...})` (itself, or in a module it imports):
+ *   the CLI opens it with `{ dataDir, verifyOnly: true }` over its options
+ *   (see `OnceModule.overriding`), its `retired` declarations kept;
+ * - a class with a static `register(options)` returning the application's
+ *   module with `OnceModule.forRoot(options)` among its imports (the
+ *   reference service's `AppModule`): the CLI calls it with
+ *   `{ dataDir, verifyOnly: true }`.
+ *
+ * Either way the service's own handlers and states replay the journal, and
+ * nothing is served or written by them.
  */
-export interface OnceAppModule {
+export type OnceAppModule = RegisteringAppModule | Type;
+
+/** An app module with a static `register(options)` (see {@link OnceAppModule}). */
+export interface RegisteringAppModule {
   register(options: OnceModuleOptions): DynamicModule;
+}
+
+/** The root module the CLI opens `app` as, with `options` for OnceModule (see {@link OnceAppModule}). */
+export function appRootModule(
+  app: OnceAppModule,
+  options: OnceModuleOptions,
+  host: NestHost = OWN_HOST,
+): DynamicModule {
+  const register = (app as Partial<RegisteringAppModule>).register;
+  if (typeof register === 'function') return register.call(app, options);
+  return host.OnceModule.overriding(app as Type, options);
 }
 
 /**
@@ -28,6 +49,7 @@ export interface OnceAppModule {
 export interface NestHost {
   readonly NestFactory: typeof NestCore.NestFactory;
   readonly OnceRuntime: typeof OnceFramework.OnceRuntime;
+  readonly OnceModule: typeof OnceFramework.OnceModule;
 }
 
 /** An app module with the host it was loaded with. */
@@ -40,6 +62,7 @@ export interface LoadedAppModule {
 export const OWN_HOST: NestHost = {
   NestFactory: NestCore.NestFactory,
   OnceRuntime: OnceFramework.OnceRuntime,
+  OnceModule: OnceFramework.OnceModule,
 };
 
 /** Where the reference service's built root module is, from the repository's root. */
@@ -56,8 +79,8 @@ export function appModulePath(option: string | undefined, env: NodeJS.ProcessEnv
   throw new CliError(
     'NO_APP_MODULE',
     "replaying the journal needs the service's modules: pass --app <file>[#Export] " +
-      '(a built module exporting a class with a static register(options), like the reference ' +
-      "service's AppModule), or set ONCE_APP_MODULE",
+      "(the built file of the service's root module: a Nest module importing OnceModule.forRoot, " +
+      'or a class with a static register(options)), or set ONCE_APP_MODULE',
     2,
   );
 }
@@ -83,10 +106,11 @@ export function loadAppModule(spec: string): LoadedAppModule {
     );
   }
   const candidate = loaded[name] ?? (name === 'AppModule' ? loaded.default : undefined);
-  if (typeof (candidate as Partial<OnceAppModule> | undefined)?.register !== 'function') {
+  if (typeof candidate !== 'function') {
     throw new CliError(
       'APP_MODULE_INVALID',
-      `${file} exports no ${name} with a static register(options) (exports: ${Object.keys(loaded).join(', ') || 'none'})`,
+      `${file} exports no module class ${name} (exports: ${Object.keys(loaded).join(', ') || 'none'}); ` +
+        'name the root module with --app <file>#<Export>',
       2,
     );
   }
@@ -98,7 +122,11 @@ function hostFrom(load: NodeJS.Require): NestHost {
   try {
     const core = load('@nestjs/core') as typeof NestCore;
     const framework = load('@once/framework') as typeof OnceFramework;
-    return { NestFactory: core.NestFactory, OnceRuntime: framework.OnceRuntime };
+    return {
+      NestFactory: core.NestFactory,
+      OnceRuntime: framework.OnceRuntime,
+      OnceModule: framework.OnceModule,
+    };
   } catch {
     return OWN_HOST;
   }

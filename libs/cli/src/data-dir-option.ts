@@ -14,7 +14,7 @@ export function withDataDir(command: Command): Command {
 export function withApp(command: Command): Command {
   return command.option(
     '--app <file[#Export]>',
-    "the service's built root module with a static register(options) " +
+    "the service's built root module: a Nest module importing OnceModule.forRoot, or a class with a static register(options) " +
       '(default: ONCE_APP_MODULE, else the reference service under ./dist)',
   );
 }

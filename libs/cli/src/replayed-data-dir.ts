@@ -1,7 +1,7 @@
 import { type LoggerService } from '@nestjs/common';
 import { type Engine, type ReplayVerification } from '@once/engine/internal';
 import { type JournalStore } from '@once/journal/internal';
-import { type NestHost, type OnceAppModule, OWN_HOST } from './app-module';
+import { type NestHost, type OnceAppModule, OWN_HOST, appRootModule } from './app-module';
 import { assertCurrentFormat, assertDataDirExists, openFailure } from './stopped-data-dir';
 
 export interface ReplayOptions {
@@ -41,7 +41,7 @@ export async function replayDataDir(options: ReplayOptions): Promise<ReplayedDat
   let app;
   try {
     app = await host.NestFactory.createApplicationContext(
-      options.app.register({ dataDir: options.dataDir, verifyOnly: true }),
+      appRootModule(options.app, { dataDir: options.dataDir, verifyOnly: true }, host),
       { logger: options.logger ?? false, abortOnError: false },
     );
   } catch (error) {

@@ -20,7 +20,14 @@ export {
   JournalStreamMismatchError,
 } from './journal';
 export { LocalTailDivergedError } from './follower';
-export { ClusterNode, type ClusterNodeOptions, NotLeaderError, NatsUnreachableError } from './node';
+export {
+  ClusterNode,
+  type ClusterNodeOptions,
+  type ClusterModeOptions,
+  clusterNode,
+  NotLeaderError,
+  NatsUnreachableError,
+} from './node';
 export {
   type NatsSecurityOptions,
   type NatsTlsOptions,

@@ -75,7 +75,9 @@ export {
   journalStoreOptions,
   nodeEngine,
   replayPhase,
+  singleNode,
 } from './once-node';
+export { type NodeMembership, type OnceNodeFactory, type OnceNodePort } from './node-port';
 export {
   type ReplayProgress,
   type ReplaySagaOptions,

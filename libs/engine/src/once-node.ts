@@ -10,6 +10,7 @@ import { type EngineSettings, GENESIS_SETTINGS, validateSettings } from './engin
 import { type ReplayProgress, replaySaga } from './replay-saga';
 import { LogEvent } from './log-event';
 import { type StateDeclaration, StateRegistry } from './state-registry';
+import { type NodeMembership, type OnceNodeFactory, type OnceNodePort } from './node-port';
 
 /** A command the node journals on its own behalf when its data directory is new. */
 export interface GenesisCommand {
@@ -113,7 +114,10 @@ export interface OnceNodeOptions {
  * entry when limits changed or connection-scoped holdings survived → journal
  * genesis commands on a new directory → ready.
  */
-export class OnceNode {
+export class OnceNode implements OnceNodePort {
+  /** A single node belongs to no cluster. */
+  readonly cluster: NodeMembership | null = null;
+
   private constructor(
     readonly journal: JournalStore,
     readonly engine: Engine,
@@ -130,6 +134,11 @@ export class OnceNode {
       await journal.close();
       throw error;
     }
+  }
+
+  /** The node's journal (a single node's whole journal): see {@link OnceNodePort.localJournal}. */
+  get localJournal(): JournalStore {
+    return this.journal;
   }
 
   /** The desired limits: the options over the genesis defaults, validated. */
@@ -176,6 +185,12 @@ export class OnceNode {
     return this.engine.stop(options);
   }
 }
+
+/**
+ * The single LevelDB node's factory: the default of `OnceModule`'s `node`
+ * option. The journal is the data directory's own.
+ */
+export const singleNode: OnceNodeFactory = (options) => OnceNode.open(options);
 
 /**
  * The engine of a node over `journal`: the node's handlers and states, its

@@ -22,9 +22,9 @@ export { ReplyNotSingleError } from './reply-shape';
 export { type OnceAuthenticator } from './once-authenticator.interface';
 export {
   type OnceModuleAsyncOptions,
-  type OnceClusterOptions,
   type OnceModuleOptions,
 } from './once-module-options.interface';
+export { ClusterOptionMovedError } from './cluster-option-moved.error';
 export { OnceModule } from './once.module';
 export { OnceRuntime } from './once-runtime';
 export { ONCE_AUTHENTICATOR } from './once.constants';
@@ -41,6 +41,7 @@ export {
   KeyedSet,
   KeyedState,
   type ModuleState,
+  type OnceNodeFactory,
   SYSTEM_USER_ID,
 } from '@once/engine/internal';
 export { EpochAheadException } from './session/exceptions/epoch-ahead.exception';

@@ -1,6 +1,5 @@
 import { type ModuleMetadata } from '@nestjs/common';
-import { type ClusterNodeOptions } from '@once/cluster';
-import { type GenesisCommand, type OnceNodeOptions } from '@once/engine/internal';
+import { type GenesisCommand, type OnceNodeFactory } from '@once/engine/internal';
 
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
@@ -67,18 +66,24 @@ export interface OnceModuleOptions {
    */
   readonly verifyOnly?: boolean;
   /**
-   * Cluster mode: the journal on the cluster's NATS JetStream stream, this
-   * directory holding the node's applied copy and snapshots. Absent (the
-   * default): a single node on its own LevelDB journal.
+   * Which kind of node keeps the journal. Default: a single node on its own
+   * LevelDB journal in `dataDir` (`singleNode` of `@once/engine`). Cluster
+   * mode: `clusterNode({ natsServers, nodeId, clusterKeyFile, ... })` of
+   * `@once/cluster` (a package of its own, installed only by an application
+   * that runs a cluster): the journal on the cluster's NATS JetStream stream,
+   * `dataDir` holding the node's applied copy and snapshots. With
+   * `verifyOnly` the node is always a single one over the local journal.
    */
-  readonly cluster?: OnceClusterOptions;
+  readonly node?: OnceNodeFactory;
+  /**
+   * Removed: cluster mode is the `node` option, `node: clusterNode({...})`
+   * from `@once/cluster`, with the same fields. Given, `OnceModule` refuses
+   * to open (`CLUSTER_OPTION_MOVED`).
+   *
+   * @deprecated use `node: clusterNode({...})` from `@once/cluster`.
+   */
+  readonly cluster?: never;
 }
-
-/**
- * Where a cluster node's cluster is (see `ClusterNodeOptions` of
- * `@once/cluster` for the tuning it takes).
- */
-export type OnceClusterOptions = Omit<ClusterNodeOptions, keyof OnceNodeOptions>;
 
 export interface OnceModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   readonly useFactory: (...args: never[]) => OnceModuleOptions | Promise<OnceModuleOptions>;

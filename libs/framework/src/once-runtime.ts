@@ -11,14 +11,15 @@ import {
 import { ModuleRef, ModulesContainer } from '@nestjs/core';
 import {
   type Engine,
-  OnceNode,
+  type OnceNodePort,
   type ReplayProgress,
   type ReplayVerification,
+  singleNode,
   verifyReplay,
 } from '@once/engine/internal';
 import { LogEvent } from '@once/engine';
 import { type JournalStore } from '@once/journal/internal';
-import { ClusterNode } from '@once/cluster';
+import { ClusterOptionMovedError } from './cluster-option-moved.error';
 import { type Subscription } from 'rxjs';
 import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
@@ -47,7 +48,7 @@ export class OnceRuntime
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger('Once');
-  private nodeValue: OnceNode | ClusterNode | undefined;
+  private nodeValue: OnceNodePort | undefined;
   private authenticatorValue: OnceAuthenticator | undefined;
   private bootSubscription: Subscription | undefined;
   private readonly readyPromise: Promise<void>;
@@ -129,7 +130,8 @@ export class OnceRuntime
     return this.nodeValue !== undefined;
   }
 
-  get node(): OnceNode | ClusterNode {
+  /** The node the `node` option's factory opened (a single node by default). */
+  get node(): OnceNodePort {
     if (!this.nodeValue) throw new Error('the once node is not open yet (module init has not run)');
     return this.nodeValue;
   }
@@ -138,8 +140,7 @@ export class OnceRuntime
   }
   /** The node's LevelDB journal: all of it on a single node, the applied copy in a cluster. */
   get journal(): JournalStore {
-    const node = this.node;
-    return node instanceof ClusterNode ? node.localJournal : node.journal;
+    return this.node.localJournal;
   }
   /** Undefined when the application provides no ONCE_AUTHENTICATOR: every REGISTER is refused. */
   get authenticator(): OnceAuthenticator | undefined {
@@ -187,6 +188,9 @@ export class OnceRuntime
   }
 
   private async open(): Promise<void> {
+    if ((this.options as { cluster?: unknown }).cluster !== undefined) {
+      throw new ClusterOptionMovedError();
+    }
     const { commands, states } = this.explorer.explore();
     this.authenticatorValue = this.resolveAuthenticator();
     const nodeOptions = {
@@ -214,17 +218,14 @@ export class OnceRuntime
       logger: this.logger,
     };
     // Verification reads the local journal alone, whatever the node's mode.
-    const cluster = this.options.verifyOnly ? undefined : this.options.cluster;
-    this.nodeValue = cluster
-      ? await ClusterNode.open({ ...nodeOptions, ...cluster })
-      : await OnceNode.open(nodeOptions);
+    const open = this.options.verifyOnly ? singleNode : (this.options.node ?? singleNode);
+    this.nodeValue = await open(nodeOptions);
+    const cluster = this.nodeValue.cluster;
     const journal = this.journal;
     const lastOp = journal.lastOp;
     const compacted =
       journal.firstOp > 1 ? ` (journal from op ${journal.firstOp}: earlier ops compacted)` : '';
-    const where = cluster
-      ? `; node ${cluster.nodeId} of cluster ${cluster.clusterName ?? 'once'}`
-      : '';
+    const where = cluster ? `; node ${cluster.nodeId} of cluster ${cluster.clusterName}` : '';
     this.logger.log(
       new LogEvent(
         'opened',

@@ -16,7 +16,7 @@ export function runtimeSource(
   gateway: () => GatewayMetricsView | undefined,
 ): OnceMetricsSource {
   const node = runtime.node;
-  const cluster: ClusterMetricsView | undefined = 'streamOp' in node ? node : undefined;
+  const cluster: ClusterMetricsView | undefined = node.cluster ?? undefined;
   return {
     engine: runtime.engine,
     journal: runtime.journal,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConsoleLogger, type DynamicModule, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { readNatsSecurity } from '@once/cluster';
+import type * as ClusterPackage from '@once/cluster';
 import {
   ONCE_AUTHENTICATOR,
   OnceModule,
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
               commands: listOf(read('retiredCommands')),
             },
             genesis,
-            cluster: clusterOf(read),
+            node: clusterNodeOf(read),
           }),
           ...modules,
         ],
@@ -126,15 +126,19 @@ function describe(error: unknown): string {
  * Cluster mode, as the reference service reads it: on when ONCE_NATS_SERVERS
  * is set (with ONCE_NODE_ID, ONCE_ADVERTISE, ONCE_CLUSTER_NAME,
  * ONCE_CLUSTER_REPLICAS, ONCE_CLUSTER_KEY_FILE, ONCE_CLUSTER_UNSIGNED_THROUGH_SEQ, and the
- * ONCE_NATS_* authentication and TLS settings).
+ * ONCE_NATS_* authentication and TLS settings): the node factory of
+ * `@once/cluster`, loaded only then. `@once/cluster` is an optional peer
+ * dependency: a single-node team's install has no NATS client.
  */
-function clusterOf(
+function clusterNodeOf(
   read: <N extends SettingName>(name: N) => SettingValue<N> | undefined,
-): OnceModuleOptions['cluster'] {
+): OnceModuleOptions['node'] {
   const servers = read('natsServers');
   const nodeId = read('nodeId');
   if (servers === undefined || nodeId === undefined) return undefined;
-  return {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded in cluster mode only
+  const { clusterNode, readNatsSecurity } = require('@once/cluster') as typeof ClusterPackage;
+  return clusterNode({
     natsServers: servers.split(','),
     natsConnectTimeoutMs: read('natsConnectTimeoutMs'),
     natsSecurity: readNatsSecurity({
@@ -156,7 +160,7 @@ function clusterOf(
     unsignedThroughSeq: read('clusterUnsignedThroughSeq'),
     advertise: read('advertise') ?? null,
     replicas: read('clusterReplicas'),
-  };
+  });
 }
 
 /** A comma-separated setting's items (see the settings table's `retiredStates`). */

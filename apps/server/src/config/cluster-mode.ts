@@ -1,5 +1,11 @@
-import { NatsSecurityError, natsConnectPlan, readNatsSecurity } from '@once/cluster';
-import { type OnceClusterOptions } from '@once/framework';
+import {
+  type ClusterModeOptions,
+  NatsSecurityError,
+  clusterNode,
+  natsConnectPlan,
+  readNatsSecurity,
+} from '@once/cluster';
+import { type OnceNodeFactory } from '@once/framework';
 import { ConfigError, type ServerConfig } from './server-config';
 
 /**
@@ -10,7 +16,7 @@ import { ConfigError, type ServerConfig } from './server-config';
  * password with its user…), so a missing file or a misfit is an invalid
  * setting (exit 2) naming the setting, never the secret.
  */
-export function clusterOptionsOf(config: ServerConfig): OnceClusterOptions | undefined {
+export function clusterOptionsOf(config: ServerConfig): ClusterModeOptions | undefined {
   if (config.natsServers === undefined || config.nodeId === undefined) return undefined;
   let natsSecurity;
   try {
@@ -31,4 +37,15 @@ export function clusterOptionsOf(config: ServerConfig): OnceClusterOptions | und
     advertise: config.advertise ?? null,
     replicas: config.clusterReplicas,
   };
+}
+
+/**
+ * The node the service runs: a cluster's node when the settings turn
+ * cluster mode on (see {@link clusterOptionsOf}), else undefined for
+ * `OnceModule`'s default, the single LevelDB node. The one place the
+ * reference service chooses its mode.
+ */
+export function nodeFactoryOf(config: ServerConfig): OnceNodeFactory | undefined {
+  const cluster = clusterOptionsOf(config);
+  return cluster ? clusterNode(cluster) : undefined;
 }

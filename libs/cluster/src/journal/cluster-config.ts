@@ -2,10 +2,29 @@ import { type JetStreamClient, StorageType } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import { NODE_SECRET_BYTES } from '@once/journal/internal';
 import { ClusterConfigCorruptionError } from './cluster-config-corruption.error';
+import {
+  type LeaseHolder,
+  type LeaseSeal,
+  decodeLeaseValue,
+  encodeLeaseValue,
+} from '../lease/lease-value';
 
 /** Where builds before cluster keys kept the resume-token secret, in the clear. */
 const LEGACY_SECRET_KEY = 'secret';
 const SETTINGS_KEY = 'settings';
+/** The highest leader term the cluster has had, signed as a lease value is. */
+const TERM_KEY = 'term';
+/** How often {@link ClusterConfig.recordTerm} reads and writes again when another node wrote between. */
+const TERM_WRITE_ATTEMPTS = 3;
+
+/**
+ * The seal of cluster `clusterName`'s term record: scoped to the config
+ * bucket's `term` key, so neither a lease value nor another cluster's record
+ * verifies as it.
+ */
+export function termRecordSeal(keyring: LeaseSeal['keyring'], clusterName: string): LeaseSeal {
+  return { keyring, scope: `${clusterConfigBucket(clusterName)}/${TERM_KEY}` };
+}
 
 /**
  * The KV bucket of a cluster's durable configuration: `ONCE_<name>_CONFIG`.
@@ -32,6 +51,8 @@ export class ClusterConfig {
     readonly secret: Buffer,
     /** The settings last written; `null` until then. */
     public settings: unknown,
+    /** What signs and verifies the term record (see `termRecordSeal`). */
+    private readonly termSeal: LeaseSeal,
   ) {}
 
   /**
@@ -45,6 +66,7 @@ export class ClusterConfig {
     bucket: string,
     replicas: number,
     secret: Buffer,
+    termSeal: LeaseSeal,
   ): Promise<ClusterConfig> {
     if (secret.byteLength !== NODE_SECRET_BYTES) {
       throw new RangeError(`the resume-token secret must be ${NODE_SECRET_BYTES} bytes`);
@@ -58,7 +80,42 @@ export class ClusterConfig {
     const legacy = await kv.get(LEGACY_SECRET_KEY);
     if (legacy !== null && legacy.operation === 'PUT') await kv.purge(LEGACY_SECRET_KEY);
     const settings = await kv.get(SETTINGS_KEY);
-    return new ClusterConfig(kv, bucket, secret, parseSettings(bucket, settings?.value));
+    return new ClusterConfig(kv, bucket, secret, parseSettings(bucket, settings?.value), termSeal);
+  }
+
+  /**
+   * The highest leader term recorded (see {@link recordTerm}); 0 when none is,
+   * or when the record does not verify (written by no node: it must not
+   * raise the terms). The lease key expires with its holder, so after the
+   * whole cluster stopped only this keeps terms increasing.
+   */
+  async recordedTerm(): Promise<number> {
+    const seal = this.termSeal;
+    const entry = await this.kv.get(TERM_KEY);
+    if (entry === null || entry.operation !== 'PUT') return 0;
+    return decodeLeaseValue(entry.value, seal).holder?.term ?? 0;
+  }
+
+  /**
+   * Records `holder`'s term unless the record holds a higher one already:
+   * written against the revision read, so of two nodes writing at once the
+   * higher term stays. Rejects when NATS does not answer.
+   */
+  async recordTerm(holder: LeaseHolder): Promise<void> {
+    const seal = this.termSeal;
+    const value = encodeLeaseValue(holder, seal);
+    for (let attempt = 1; ; attempt++) {
+      const entry = await this.kv.get(TERM_KEY);
+      const held = entry?.operation === 'PUT';
+      if (held && (decodeLeaseValue(entry.value, seal).holder?.term ?? 0) >= holder.term) return;
+      try {
+        if (entry === null) await this.kv.create(TERM_KEY, value);
+        else await this.kv.update(TERM_KEY, value, entry.revision);
+        return;
+      } catch (error) {
+        if (attempt >= TERM_WRITE_ATTEMPTS) throw error;
+      }
+    }
   }
 
   /** Replaces the settings record with (a JSON copy of) `settings`; resolves once stored. */

@@ -3,7 +3,7 @@ import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { wallClockNs } from '@once/journal/internal';
 import { type ClusterNames, clusterNames } from '../cluster-names';
 import { AppendPipeline } from './append-pipeline';
-import { ClusterConfig, clusterConfigBucket } from './cluster-config';
+import { ClusterConfig, clusterConfigBucket, termRecordSeal } from './cluster-config';
 import { GroupAuthenticator } from './group-authenticator';
 import { GroupPublisher } from './group-publisher';
 import {
@@ -58,6 +58,7 @@ export async function openJetStreamJournalParts(
       clusterConfigBucket(resolved.clusterName),
       resolved.replicas,
       resolved.keyring.resumeSecret(resolved.clusterName),
+      termRecordSeal(resolved.keyring, resolved.clusterName),
     ),
   );
   const auth = new GroupAuthenticator(resolved.keyring, names.stream, resolved.unsignedThroughSeq);

@@ -11,6 +11,7 @@ import { InvalidEntryError, JournalClosedError } from '@once/journal';
 import { type ClusterNames } from '../cluster-names';
 import { type AppendPipeline } from './append-pipeline';
 import { type ClusterConfig } from './cluster-config';
+import { type LeaseHolder } from '../lease/lease-value';
 import { type EntryCapacity, type JetStreamJournalOptions } from './jetstream-journal-options';
 import { type JetStreamJournalParts, openJetStreamJournalParts } from './jetstream-journal-parts';
 import { readJournalStreamLastOp } from './journal-stream';
@@ -122,6 +123,19 @@ export class JetStreamJournal implements StreamJournalPort {
   /** Messages published and not yet acknowledged (at most `groupsInFlightMax`). */
   get groupsInFlight(): number {
     return this.#pipeline.groupsInFlight;
+  }
+
+  /**
+   * The highest leader term the cluster recorded: what a new leadership
+   * counts on from when the lease key expired with the whole cluster.
+   */
+  recordedTerm(): Promise<number> {
+    return this.#config.recordedTerm();
+  }
+
+  /** Records `holder`'s term as the cluster's highest, unless a higher one is recorded. */
+  recordTerm(holder: LeaseHolder): Promise<void> {
+    return this.#config.recordTerm(holder);
   }
 
   /** The cluster's settings record as this node last read or wrote it. */

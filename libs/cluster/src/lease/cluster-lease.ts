@@ -61,6 +61,8 @@ export class ClusterLease {
   /** A claim whose write went unanswered: should the key turn out to hold it, it was taken. */
   private unanswered?: { readonly holder: LeaseHolder; readonly sentAtMs: number };
   private running = false;
+  /** False once {@link retire} was called: the node is stopping and claims nothing more. */
+  private campaigning = true;
   private loop?: Promise<void>;
   private stopWatch?: () => void;
   private stopping?: Promise<void>;
@@ -107,6 +109,18 @@ export class ClusterLease {
   /** Calls `listener` with each new role, in order; returns the unsubscribe function. */
   onChange(listener: (role: LeaseRole) => void): () => void {
     return this.timedRole.onChange(listener);
+  }
+
+  /**
+   * No more claims: a node that is stopping keeps (and renews) a lease it
+   * holds while it finishes what it admitted, but never takes one; its
+   * journal may already be closed. A free key is left to the other nodes.
+   * `stop` then releases a held lease. Idempotent.
+   */
+  retire(): void {
+    if (!this.campaigning) return;
+    this.campaigning = false;
+    this.log.info('stopping: this node claims the cluster lease no more');
   }
 
   /**
@@ -239,6 +253,8 @@ export class ClusterLease {
   private adoptClaim(holder: LeaseHolder | undefined, revision: number): boolean {
     const claim = this.unanswered;
     this.unanswered = undefined;
+    // A retired node leaves a claim that went unanswered to expire.
+    if (!this.campaigning) return false;
     if (claim === undefined || !sameHolder(holder, claim.holder)) return false;
     const validUntilMs = claim.sentAtMs + this.options.ttlMs;
     if (performance.now() >= validUntilMs) return false;
@@ -247,9 +263,18 @@ export class ClusterLease {
   }
 
   private async claim(previousRevision: number): Promise<void> {
+    if (!this.campaigning) {
+      this.leaveFreeKey();
+      return;
+    }
     const floor = this.options.termFloor ? await this.options.termFloor() : 0;
     const { nodeId: node, advertise } = this.options;
     const holder: LeaseHolder = { node, advertise, term: nextTerm(this.highestTerm, floor) };
+    // The floor's read took a round trip: the node may have begun stopping meanwhile.
+    if (!this.campaigning) {
+      this.leaveFreeKey();
+      return;
+    }
     const sentAtMs = performance.now();
     const outcome = await this.key!.write(holder, previousRevision);
     if (outcome.kind === 'written') {
@@ -259,6 +284,15 @@ export class ClusterLease {
       this.log.trouble(`cannot take the lease: ${outcome.reason}`);
     } // refused: another node claimed it first; the watch or the next read tells who
   }
+
+  /** Says, once, that a retired node saw the lease free and left it to the others. */
+  private leaveFreeKey(): void {
+    if (this.leftFreeKey) return;
+    this.leftFreeKey = true;
+    this.log.info('the cluster lease is free; this node is stopping and leaves it to the others');
+  }
+
+  private leftFreeKey = false;
 
   private lead(holder: LeaseHolder, revision: number, validUntilMs: number): void {
     this.generation++;

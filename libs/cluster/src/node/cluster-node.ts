@@ -7,6 +7,8 @@ import {
   type EngineSettings,
   type GenesisCommand,
   GENESIS_SETTINGS,
+  type NodeMembership,
+  type OnceNodePort,
   type PingClusterView,
   type ReplayProgress,
   SILENT_LOGGER,
@@ -28,6 +30,7 @@ import { advertisedCodeOf, nodesBlocking, readLiveNodes } from './code-finalizat
 import { JetStreamJournal, JournalGroupUnverifiedError } from '../journal';
 import { ClusterKeyError, ClusterKeyring, readClusterKeyFile } from '../key';
 import { ClusterLease, type LeaseRole } from '../lease';
+import { type LeaseHolder } from '../lease/lease-value';
 import { ClusterJournal } from './cluster-journal';
 import { type ClusterNodeOptions, NATS_CONNECT_TIMEOUT_MS_DEFAULT } from './cluster-node-options';
 import { type LeaderTerm, type TermHost } from './leader-term';
@@ -47,7 +50,7 @@ import { RoleSwitch } from './role-switch';
  * the leader's address; leading and following are switched by
  * {@link RoleSwitch} as the lease changes hands.
  */
-export class ClusterNode implements WriteRole, TermHost {
+export class ClusterNode implements OnceNodePort, WriteRole, TermHost {
   readonly logger: EngineLogger;
   readonly genesis: readonly GenesisCommand[];
   #follower: StreamFollower | undefined;
@@ -127,6 +130,15 @@ export class ClusterNode implements WriteRole, TermHost {
     return this.options.nodeId;
   }
 
+  get clusterName(): string {
+    return this.options.clusterName ?? LEASE_DEFAULTS.clusterName;
+  }
+
+  /** The node in its cluster (its id, its cluster's name, its role, the stream's op): itself. */
+  get cluster(): NodeMembership {
+    return this;
+  }
+
   /** The limits this node journals when it takes over: the options over the genesis defaults. */
   get desiredSettings(): EngineSettings {
     return validateSettings({ ...GENESIS_SETTINGS, ...this.options.settings });
@@ -175,6 +187,14 @@ export class ClusterNode implements WriteRole, TermHost {
           ttlMs: this.options.leaseTtlMs,
           renewIntervalMs: this.options.leaseRenewIntervalMs,
           logger: this.logger,
+          // The lease key expires with the last holder: after the whole
+          // cluster stopped, the recorded term keeps terms increasing.
+          termFloor: () => this.journal.stream.recordedTerm(),
+        });
+        // A stop that began while the node booted: it never campaigns.
+        if (this.#stopped) this.#lease.retire();
+        this.#lease.onChange((role) => {
+          if (role.role === 'leader') this.recordTerm(role.holder);
         });
         this.#roles = new RoleSwitch(this, this.#lease);
         // A node that stopped applying (an entry its code cannot apply as it
@@ -262,6 +282,17 @@ export class ClusterNode implements WriteRole, TermHost {
 
   writerFailed(error: Error): void {
     this.#roles?.writerFailed(error);
+  }
+
+  /** Records a leadership's term as the cluster's highest (a failure is logged: the key still has it). */
+  private recordTerm(holder: LeaseHolder): void {
+    this.journal.stream
+      .recordTerm(holder)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `${this.nodeId}: could not record term ${holder.term} in the cluster's config bucket: ${String(error)}`,
+        ),
+      );
   }
 
   private get renewIntervalMs(): number {
@@ -354,9 +385,10 @@ export class ClusterNode implements WriteRole, TermHost {
   }
 
   /**
-   * Graceful stop: no more role changes; what was admitted commits; a
-   * snapshot is written; the journals close; then the lease is released, so
-   * another node takes over without waiting for it to expire.
+   * Graceful stop: no more claims of the lease and no more role changes;
+   * what was admitted commits; a snapshot is written; the journals close;
+   * then a held lease is released, so another node takes over without
+   * waiting for it to expire.
    */
   stop(options?: { snapshot?: boolean }): Promise<void> {
     this.#stopped ??= this.shutDown(options);
@@ -364,6 +396,8 @@ export class ClusterNode implements WriteRole, TermHost {
   }
 
   private async shutDown(options?: { snapshot?: boolean }): Promise<void> {
+    // First: a stopping node must not take the lease (its journal closes below).
+    this.#lease?.retire();
     clearInterval(this.#codeTimer);
     await this.#roles?.freeze();
     await this.#settlingCode;
