@@ -10,7 +10,7 @@ import { ONCE_MODULE_OPTIONS } from './once.constants';
 
 /**
  * The exactly-once runtime for an application. Import it once, in the root
- * module; every @Command, @Admit, @Query and @ReplicatedState of the
+ * module; every `@Command`, `@Admit`, `@Query` and `@ReplicatedState` of the
  * application's modules is discovered from there.
  *
  * ```ts
