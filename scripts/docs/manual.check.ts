@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { rewriteReadmeSettings } from '@once/settings';
+import { CHART_DIR, publishedResults, renderBenchPages } from './bench-pages';
 import { tsBlocksOf, typeErrorsOf } from './code-examples';
 import { ERROR_REFERENCE_PATH, renderErrorReference } from './error-reference';
 import { checkLinks, manualFiles } from './markdown-links';
@@ -18,9 +19,11 @@ const write = process.env.DOCS_WRITE === '1';
 /** Compares (or, with DOCS_WRITE=1, writes) one generated page. */
 function generated(path: string, render: (current: string) => string): void {
   const absolute = join(root, path);
-  const current = readFileSync(absolute, 'utf8');
-  const wanted = prettierMarkdown(render(current), root, path);
+  const current = existsSync(absolute) ? readFileSync(absolute, 'utf8') : '';
+  const rendered = render(current);
+  const wanted = path.endsWith('.md') ? prettierMarkdown(rendered, root, path) : rendered;
   if (write) {
+    mkdirSync(dirname(absolute), { recursive: true });
     if (wanted !== current) writeFileSync(absolute, wanted);
     return;
   }
@@ -36,6 +39,19 @@ describe('the generated references', () => {
 
   it('docs/reference/errors.md is the error catalogue of @once/protocol', () => {
     generated(ERROR_REFERENCE_PATH, () => renderErrorReference());
+  });
+
+  it('docs/performance/measured.md and its charts are those of bench/results/published', () => {
+    const files = renderBenchPages(publishedResults(root));
+    for (const file of files) generated(file.path, () => file.text);
+    const charts = join(root, CHART_DIR);
+    const stale = existsSync(charts)
+      ? readdirSync(charts)
+          .map((name) => `${CHART_DIR}/${name}`)
+          .filter((path) => !files.some((file) => file.path === path))
+      : [];
+    if (write) for (const path of stale) rmSync(join(root, path));
+    else expect(stale).toEqual([]);
   });
 });
 
