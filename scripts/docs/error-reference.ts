@@ -35,18 +35,17 @@ export function renderErrorReference(
 
 function renderTable(table: ErrorCodeTable): string {
   const withStatus = table.codes.some((entry) => entry.status !== undefined);
-  const withRemedy = table.codes.some((entry) => entry.remedy !== undefined);
   const header = [
     'code',
     ...(withStatus ? ['status'] : []),
     table.meaningTitle ?? 'what it means',
-    ...(withRemedy ? ['what to do'] : []),
+    'what to do',
   ];
   const rows = table.codes.map((entry) => [
     entry.codes.map((code) => `\`${code}\``).join(', '),
     ...(withStatus ? [entry.status ?? ''] : []),
     entry.meaning,
-    ...(withRemedy ? [entry.remedy ?? ''] : []),
+    entry.remedy,
   ]);
   const line = (cells: readonly string[]): string =>
     `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;

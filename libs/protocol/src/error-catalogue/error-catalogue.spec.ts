@@ -94,13 +94,17 @@ describe('the error catalogue', () => {
     }
   });
 
-  it('gives every entry a meaning, and every table row at least one code', () => {
+  it('gives every entry a meaning and what to do, and every table row at least one code', () => {
     for (const section of ERROR_SECTIONS) {
       for (const part of section.parts) {
         if (!('codes' in part)) continue;
         for (const entry of part.codes) {
           expect(entry.codes.length).toBeGreaterThan(0);
           expect(entry.meaning.trim()).not.toBe('');
+          expect({ codes: entry.codes, remedy: entry.remedy?.trim() || 'missing' }).not.toEqual({
+            codes: entry.codes,
+            remedy: 'missing',
+          });
         }
       }
     }

@@ -18,8 +18,8 @@ export interface ErrorCodeEntry {
   readonly status?: string;
   /** What it means (markdown), in the reader's words. */
   readonly meaning: string;
-  /** What to do about it (markdown); absent where the meaning says it. */
-  readonly remedy?: string;
+  /** What to do about it (markdown). */
+  readonly remedy: string;
 }
 
 /** A table of the reference. */
@@ -605,10 +605,27 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
       {
         meaningTitle: 'answered as',
         codes: [
-          { codes: ['INVALID_REQUEST'], meaning: 'status INVALID_REQUEST' },
-          { codes: ['NOT_BOUND'], meaning: 'status NOT_BOUND: REGISTER, or resume with a token' },
-          { codes: ['EPOCH_AHEAD'], meaning: 'status EPOCH_AHEAD: a client bug' },
-          { codes: ['SESSION_EVICTED'], meaning: 'an EVICTION frame naming the reason' },
+          {
+            codes: ['INVALID_REQUEST'],
+            meaning: 'status INVALID_REQUEST',
+            remedy: 'Fix the client; the message names the rule it broke.',
+          },
+          {
+            codes: ['NOT_BOUND'],
+            meaning: 'status NOT_BOUND',
+            remedy: 'REGISTER, or resume with a token, then send again.',
+          },
+          {
+            codes: ['EPOCH_AHEAD'],
+            meaning: 'status EPOCH_AHEAD',
+            remedy: 'A client bug: report it.',
+          },
+          {
+            codes: ['SESSION_EVICTED'],
+            meaning: 'an EVICTION frame naming the reason',
+            remedy:
+              'See the reason under [Protocol statuses and eviction reasons](#protocol-statuses-and-eviction-reasons).',
+          },
         ],
       },
     ],
@@ -877,20 +894,29 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             codes: ['SERVICE_START'],
             meaning:
               'A service child process did not come up: no service named, it exited, or it was not ready in time.',
+            remedy:
+              "Read the child's output in the message; give it a longer start timeout on a loaded machine.",
           },
           {
             codes: ['NATS_SERVER_MISSING'],
-            meaning: '`nats-server` is not installed; the message says how to install it.',
+            meaning: '`nats-server` is not installed.',
+            remedy: 'Install it as the message says (`npm run test:e2e` does it where it can).',
           },
           {
             codes: ['NATS_START'],
             meaning:
               'A NATS server did not become ready, or exited while starting; its output is in the message.',
+            remedy: 'Read its output: usually a port in use or a store directory it cannot write.',
           },
-          { codes: ['RAW_CLIENT_TIMEOUT'], meaning: '`RawClient` waited in vain for a frame.' },
+          {
+            codes: ['RAW_CLIENT_TIMEOUT'],
+            meaning: '`RawClient` waited in vain for a frame.',
+            remedy: 'The node did not answer: check what the test sent, and the service log.',
+          },
           {
             codes: ['RAW_CLIENT_CLOSED'],
             meaning: "`RawClient`'s connection closed while a frame was awaited.",
+            remedy: 'The node closed it (a BAD_FRAME, a limit, a stop): check the service log.',
           },
         ],
       },
@@ -904,56 +930,76 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['NO_DATA_DIR'],
             meaning: 'No data directory at the path (`-d`); the CLI never creates one.',
+            remedy: 'Give the path of an existing data directory.',
           },
           {
             codes: ['DATA_DIR_IN_USE'],
-            meaning:
-              'The directory belongs to a running node: stop it, or ask it with `once status`.',
+            meaning: 'The directory belongs to a running node.',
+            remedy: 'Stop the node, or ask it with `once status`.',
           },
           {
             codes: ['NO_APP_MODULE', 'APP_MODULE_UNLOADABLE', 'APP_MODULE_INVALID'],
             meaning:
-              "Replaying needs the service's modules: `--app FILE[#Export]` or `ONCE_APP_MODULE` (exit 2).",
+              "Replaying needs the service's modules; none was given, it cannot be loaded, or it has no static `register(options)` (exit 2).",
+            remedy:
+              'Give `--app FILE[#Export]` or `ONCE_APP_MODULE`, the built module of your service.',
           },
           {
             codes: ['SNAPSHOT_DIFFERS'],
             meaning: '`verify`: the replay differs from the newest snapshot.',
+            remedy:
+              'The code does not replay what it committed: see [Changing your code](../guides/changing-your-code.md#when-a-bump-was-forgotten).',
           },
           {
             codes: ['NO_SESSION', 'AMBIGUOUS_CLIENT'],
             meaning: '`sessions show`: no session of that client, or a prefix of several.',
+            remedy: 'Give more of the client id (`once sessions list` lists them).',
           },
-          { codes: ['NO_SUCH_OP'], meaning: "`journal show`: the op is beyond the journal's end." },
+          {
+            codes: ['NO_SUCH_OP'],
+            meaning: "`journal show`: the op is beyond the journal's end.",
+            remedy: "Give an op up to the journal's end (`once journal tail -n 1` shows the last).",
+          },
           {
             codes: ['NODE_UNREACHABLE', 'BAD_ANSWER'],
             meaning: '`status`, `journal tail`: no answer, or not the once protocol.',
+            remedy: "Check the address and port: the node's client port, not another service.",
           },
           {
             codes: ['JOURNAL_FEED_OFF', 'FOLLOW_NEEDS_METRICS_URL', 'NOT_OPEN', 'INVALID_URL'],
             meaning:
-              '`journal tail` of a running node: turn on `ONCE_JOURNAL_FEED`, give `--metrics-url`, wait for the node.',
+              '`journal tail` of a running node: the feed is off, `--follow` was given without `--metrics-url`, the node is not open yet, or the URL does not parse.',
+            remedy:
+              'Turn on `ONCE_JOURNAL_FEED`, give `--metrics-url http://host:port`, or wait for the node.',
           },
           {
             codes: ['METRICS_UNREACHABLE', 'METRIC_MISSING'],
             meaning: '`status --metrics-url`: the scrape failed, or lacks the sessions gauge.',
+            remedy:
+              "Give the node's operations listener (`ONCE_METRICS_PORT`), not another endpoint.",
           },
           {
             codes: ['UNAUTHORIZED', 'HOST_NOT_ALLOWED', 'FEED_BUSY'],
             meaning:
-              "`journal tail --metrics-url`: give `--operations-token-file`, use the node's IP, or wait (retried by `--follow`).",
+              '`journal tail --metrics-url`: no or a wrong credential, a host name the listener does not allow, or too many long-polls.',
+            remedy:
+              "Give `--operations-token-file`, use the node's IP, or wait (retried by `--follow`).",
           },
           {
             codes: ['TOKEN_FILE_UNREADABLE'],
             meaning:
               '`--operations-token-file` (or `ONCE_OPERATIONS_TOKEN_FILE`) names a file that cannot be read, or is empty (exit 2).',
+            remedy: 'Give a readable file holding the token.',
           },
           {
             codes: ['USAGE'],
             meaning: 'An option out of range or missing; the message names it (exit 2).',
+            remedy: 'Fix the option (`once <command> --help`).',
           },
           {
             codes: ['INTERNAL'],
-            meaning: 'Something the CLI did not expect; the message says what. Report it (exit 1).',
+            meaning: 'Something the CLI did not expect; the message says what (exit 1).',
+            remedy: 'Report it, with the message.',
           },
         ],
       },
