@@ -10,6 +10,7 @@ export default tseslint.config(
       'libs/*/dist/**',
       'node_modules/**',
       'bench/results/**',
+      'docs/reference/api/**',
       'coverage/**',
       'eslint.config.mjs',
     ],

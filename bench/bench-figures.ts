@@ -5,7 +5,7 @@ import { median } from './stats';
 import { type ThroughputRun } from './throughput-run';
 
 /**
- * The headline figures, under the JSON keys the README quotes. Each is a
+ * The headline figures, under the JSON keys docs/performance quotes. Each is a
  * median: over the throughput runs, the restarts or the memory probes.
  */
 export interface BenchFigures extends PeerFigures {

@@ -5,7 +5,7 @@ import { median } from './stats';
 import { formatTable } from './text-table';
 
 /**
- * The headline figures of `--cluster`, under the JSON keys the README
+ * The headline figures of `--cluster`, under the JSON keys docs/performance
  * quotes. Throughput figures are medians over the runs, a ratio is taken
  * within each run first; failover figures are over the kills.
  */

@@ -1,7 +1,7 @@
 import { type ThroughputRun } from './throughput-run';
 
 /**
- * The durable peers' figures, under the JSON keys the README quotes: each a
+ * The durable peers' figures, under the JSON keys docs/performance quotes: each a
  * median over the throughput runs, each ratio taken inside a run.
  */
 export interface PeerFigures {

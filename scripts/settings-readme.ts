@@ -3,16 +3,17 @@ import { join } from 'node:path';
 import { rewriteReadmeSettings } from '@once/settings/internal';
 
 /**
- * `npm run settings:readme`: rewrites README.md's settings tables (between
- * its settings markers) from the settings table in libs/settings, so the
- * README cannot drift from the flags, variables and defaults the code uses.
+ * `npm run settings:readme`: rewrites the settings tables of
+ * docs/operating/configuration.md (between its settings markers) from the
+ * settings table in libs/settings, so the configuration reference cannot
+ * drift from the flags, variables and defaults the code uses.
  */
-const readmePath = join(__dirname, '..', '..', 'README.md');
+const readmePath = join(__dirname, '..', '..', 'docs', 'operating', 'configuration.md');
 const before = readFileSync(readmePath, 'utf8');
 const after = rewriteReadmeSettings(before);
 if (after === before) {
-  process.stdout.write('README.md: settings table already up to date\n');
+  process.stdout.write('docs/operating/configuration.md: settings table already up to date\n');
 } else {
   writeFileSync(readmePath, after);
-  process.stdout.write('README.md: settings table rewritten\n');
+  process.stdout.write('docs/operating/configuration.md: settings table rewritten\n');
 }

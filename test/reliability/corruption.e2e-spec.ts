@@ -55,7 +55,7 @@ async function deposit(
 }
 
 /**
- * Corruption of the data directory (README "Replay": a corrupt entry stops
+ * Corruption of the data directory (docs/concepts/architecture.md, "Replay": a corrupt entry stops
  * the boot with a message naming its op; a corrupt snapshot is skipped with a
  * warning), and the operator's tools for it (`--verify`,
  * `--truncate-corrupt-tail [--yes]`). The node is killed with SIGKILL, the

@@ -131,7 +131,7 @@ async function journalEntries(dataDir: string): Promise<JournalEntry[]> {
 }
 
 /**
- * Fail-stop on a disk failure (README "How it works": a failed write stops the
+ * Fail-stop on a disk failure (docs/concepts/architecture.md, "How it works": a failed write stops the
  * node from acknowledging anything; PROTOCOL.md NOT_READY "retry the same
  * frame later"). The journal write of a group holding three deposits and a
  * REGISTER fails; the node must answer none of them OK, refuse everything

@@ -39,8 +39,8 @@ import { readAll } from './support/data-dir';
 import { decodeAll, runFuzzConnection } from './support/fuzz-connection';
 
 /**
- * Hostile input (PROTOCOL.md "Frames", "Status codes"; README "Running the
- * service" for the limits): whatever strangers send, the node keeps running,
+ * Hostile input (PROTOCOL.md "Frames", "Status codes"; docs/operating/configuration.md
+ * for the limits): whatever strangers send, the node keeps running,
  * sends only well-formed frames with the statuses the protocol names for the
  * situation, enforces its limits the documented way, keeps secrets out of its
  * logs and files, and serves TLS only to clients that trust it.

@@ -15,7 +15,7 @@ import { expectLedgerRoundTrip } from '../support/ledger-round-trip';
 import { ADMIN_PASSWORD, accountName, requestBytes } from '../support/wire';
 
 /**
- * Mutual TLS (README "Running the service", ONCE_TLS_CA_FILE / --tls-ca-file): with a
+ * Mutual TLS (docs/operating/configuration.md, ONCE_TLS_CA_FILE / --tls-ca-file): with a
  * CA bundle the node serves only clients that present a certificate signed by
  * that CA. A client without one, or with one the CA did not sign, is refused
  * during the TLS handshake: the gateway never sees it, so not even a PING is

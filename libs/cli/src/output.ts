@@ -10,7 +10,7 @@ export interface CliIo {
 
 /** The options every command takes. */
 export interface GlobalOptions {
-  /** One JSON document on stdout (the `--json` shapes are in the README). */
+  /** One JSON document on stdout (the `--json` shapes are in docs/operating/cli.md). */
   readonly json?: boolean;
   /** No progress on stderr. */
   readonly quiet?: boolean;

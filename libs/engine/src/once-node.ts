@@ -71,7 +71,7 @@ export interface OnceNodeOptions {
     readonly states?: readonly string[];
     readonly commands?: readonly string[];
   };
-  /** See {@link EngineOptions.replyChecks}. Default true. */
+  /** See `EngineOptions.replyChecks`. Default true. */
   readonly replyChecks?: boolean;
   /**
    * `auto` (the default): when the code's states, versions or commands

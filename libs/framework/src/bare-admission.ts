@@ -14,7 +14,7 @@ import { type OnceRpcContext } from './session/once-rpc-context';
 import { EpochFenceGuard, checkEpochFence } from './session/guards/epoch-fence.guard';
 import { ResumeGuard, checkResume } from './session/guards/resume.guard';
 
-/** Where a @Command's admission stub lives, as NestJS registered it: a controller's method. */
+/** Where a `@Command`'s admission stub lives, as NestJS registered it: a controller's method. */
 export interface CommandSite {
   readonly instance: object;
   readonly methodKey: string;
@@ -44,7 +44,7 @@ interface RouteArg {
 }
 
 /**
- * The admission of a @Command whose NestJS pipeline holds nothing but once's
+ * The admission of a `@Command` whose NestJS pipeline holds nothing but once's
  * own pieces: the session guards (ResumeGuard, EpochFenceGuard), the
  * CommandErrorFilter (it rethrows), the payload and context parameters
  * without pipes and the stage parameter. Such a pipeline does exactly this:

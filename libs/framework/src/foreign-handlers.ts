@@ -10,8 +10,8 @@ import { type OncePattern, patternLabel, routeOf } from './once-pattern';
 import { ONCE_PATTERN_KIND, ONCE_TRANSPORT } from './once.constants';
 
 /**
- * A NestJS `@MessagePattern` or `@EventPattern` handler (not a @Command or
- * @Query) that NestJS binds to the once transport: declared for it, or
+ * A NestJS `@MessagePattern` or `@EventPattern` handler (not a `@Command` or
+ * `@Query`) that NestJS binds to the once transport: declared for it, or
  * declared without a transport (NestJS then binds it to every server).
  */
 export interface ForeignHandler {
@@ -66,8 +66,8 @@ export function foreignHandlersOf(controllers: Iterable<object>): ForeignHandler
 /**
  * Why a once server refuses to listen, or nothing. A foreign handler bound to
  * it would never run: a once client's request is a journaled COMMAND or a
- * QUERY, answered only by a @Command or a @Query, so a client's `emit()` to an
- * @EventPattern would be refused UNKNOWN_PATTERN at every call. That is
+ * QUERY, answered only by a `@Command` or a `@Query`, so a client's `emit()` to an
+ * `@EventPattern` would be refused UNKNOWN_PATTERN at every call. That is
  * refused here, at bootstrap, naming the handler and what to write instead.
  *
  * A handler declared without a transport is legitimate in a hybrid app that

@@ -15,8 +15,8 @@ import {
 import { ONCE_COMMAND_METADATA } from './once.constants';
 
 /**
- * Finds, across every module of the application, the @Command apply steps,
- * their @Admit steps and the @ReplicatedState providers; and the NestJS
+ * Finds, across every module of the application, the `@Command` apply steps,
+ * their `@Admit` steps and the `@ReplicatedState` providers; and the NestJS
  * message and event handlers that are not once handlers.
  */
 @Injectable()
@@ -68,7 +68,7 @@ export class HandlerExplorer {
     return found;
   }
 
-  /** What each @Command declared sensitive in its body (see {@link commandDisclosureOf}). */
+  /** What each `@Command` declared sensitive in its body (see {@link commandDisclosureOf}). */
   commandDisclosure(): CommandDisclosure {
     const instances = [...this.discovery.getProviders(), ...this.discovery.getControllers()]
       .map((wrapper) => wrapper.instance as unknown)
@@ -76,7 +76,7 @@ export class HandlerExplorer {
     return commandDisclosureOf(instances);
   }
 
-  /** The application's NestJS message and event handlers that are not @Command or @Query. */
+  /** The application's NestJS message and event handlers that are not `@Command` or `@Query`. */
   foreignHandlers(): ForeignHandler[] {
     const controllers = this.discovery
       .getControllers()
@@ -86,7 +86,7 @@ export class HandlerExplorer {
   }
 
   /**
-   * The @Command routes whose NestJS pipeline holds nothing but once's own
+   * The `@Command` routes whose NestJS pipeline holds nothing but once's own
    * pieces, each with its {@link BareAdmission}. Read once NestJS has built
    * the handlers' pipelines (it reads the global enhancers then): what was
    * global then still is, so a route found bare here was built bare.

@@ -31,14 +31,14 @@ export interface ScannedHandlers {
 }
 
 /**
- * The state whose version the @Command methods of `instance` read when they
+ * The state whose version the `@Command` methods of `instance` read when they
  * name none (`@Command(pattern, { state })`): NestJS discovery passes the
  * state of the instance's own module when it has exactly one.
  */
 export type StateOwners = (instance: object) => string | undefined;
 
 /**
- * Gives the reporter of one @Command method (`instance[methodKey]`): whom to
+ * Gives the reporter of one `@Command` method (`instance[methodKey]`): whom to
  * tell, live, that its apply step threw. NestJS discovery passes one that
  * calls the application's exception filters.
  */
@@ -46,11 +46,11 @@ export type FailureReporters = (instance: object, methodKey: string) => ReportFa
 
 /** The code a refusal gets when an RpcException thrown by apply carries none. */
 const APPLY_RPC_CODE = 'RPC_EXCEPTION';
-/** The code a refusal gets when an RpcException thrown by @Admit carries none. */
+/** The code a refusal gets when an RpcException thrown by `@Admit` carries none. */
 const ADMIT_RPC_CODE = 'ADMISSION_REFUSED';
 
 /**
- * Collects @Command apply steps, their @Admit steps and @ReplicatedState
+ * Collects `@Command` apply steps, their `@Admit` steps and `@ReplicatedState`
  * instances from already-built objects. NestJS discovery feeds it the
  * application's providers and controllers; plain code and tests can feed it
  * instances they built themselves.
@@ -154,7 +154,7 @@ export function stateMetadataOf(type: unknown): ReplicatedStateMetadata | undefi
   return typeof metadata === 'string' ? { name: metadata, version: 1 } : metadata;
 }
 
-/** The engine's handler for a @Command: its apply step, shaped as described at {@link scanHandlers}. */
+/** The engine's handler for a `@Command`: its apply step, shaped as described at {@link scanHandlers}. */
 function applyHandler(
   instance: object,
   original: AnyMethod,
@@ -176,7 +176,7 @@ function applyHandler(
   };
 }
 
-/** An @Admit method as the engine calls it; an RpcException it throws is refused with its error object. */
+/** An `@Admit` method as the engine calls it; an RpcException it throws is refused with its error object. */
 function admitStep(instance: object, method: AnyMethod): NonNullable<CommandHandler['admit']> {
   return async (data, ctx) => {
     try {

@@ -100,7 +100,7 @@ export class OnceRuntime
   }
 
   /**
-   * The admission of the @Command answering `route` without NestJS's
+   * The admission of the `@Command` answering `route` without NestJS's
    * pipeline, when that pipeline holds nothing but once's own pieces (see
    * {@link BareAdmission}). Found at the first call, which the gateway makes
    * at its first command, after NestJS registered the handlers.

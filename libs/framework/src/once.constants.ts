@@ -1,16 +1,16 @@
-/** Metadata on a @Command method's admission stub: `{ pattern, layout }` (the apply step's parameters). */
+/** Metadata on a `@Command` method's admission stub: `{ pattern, layout }` (the apply step's parameters). */
 export const ONCE_COMMAND_METADATA = 'once:command';
-/** Metadata on a @Command method's admission stub: the original method, run at apply. */
+/** Metadata on a `@Command` method's admission stub: the original method, run at apply. */
 export const ONCE_APPLY_METADATA = 'once:apply';
-/** Metadata on an @Admit method: `{ pattern }`. */
+/** Metadata on an `@Admit` method: `{ pattern }`. */
 export const ONCE_ADMIT_METADATA = 'once:admit';
-/** Metadata on a @Query method: `{ pattern }`. */
+/** Metadata on a `@Query` method: `{ pattern }`. */
 export const ONCE_QUERY_METADATA = 'once:query';
-/** Metadata on a @ReplicatedState class: its state name. */
+/** Metadata on a `@ReplicatedState` class: its state name. */
 export const ONCE_STATE_METADATA = 'once:state';
 
 /**
- * The transport id of the once gateway. @Command handlers are registered on
+ * The transport id of the once gateway. `@Command` handlers are registered on
  * it only: on any other transport their admission stub would be reachable
  * without the exactly-once machinery.
  */

@@ -24,7 +24,7 @@ class OnceOverriddenApplication {}
 
 /**
  * The exactly-once runtime for an application. Import it once, in the root
- * module; every @Command, @Admit, @Query and @ReplicatedState of the
+ * module; every `@Command`, `@Admit`, `@Query` and `@ReplicatedState` of the
  * application's modules is discovered from there.
  *
  * ```ts

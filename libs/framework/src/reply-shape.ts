@@ -9,7 +9,7 @@ import { patternLabel } from './once-pattern';
  */
 export const REPLY_NOT_SINGLE = 'REPLY_NOT_SINGLE';
 
-/** Thrown by the apply step of a @Command whose Observable is not one synchronous value. */
+/** Thrown by the apply step of a `@Command` whose Observable is not one synchronous value. */
 export class ReplyNotSingleError extends CommandError {
   constructor(message: string) {
     super(REPLY_NOT_SINGLE, message);
@@ -23,7 +23,7 @@ export function queryStreamMessage(route: string): string {
 }
 
 /**
- * What a @Command's apply step replies, from what its method returned: the
+ * What a `@Command`'s apply step replies, from what its method returned: the
  * value itself, or the one value an Observable emits synchronously before it
  * completes (`of(x)` replies `x`, as on NestJS TCP; an Observable that
  * completes without a value replies like a method returning undefined). An

@@ -51,7 +51,7 @@ function jsonText(value: object): string {
 }
 
 /**
- * An RpcException thrown by a command's apply or @Admit step, as the
+ * An RpcException thrown by a command's apply or `@Admit` step, as the
  * refusal it commits: the error object reaches the client (`rpcError`) as on
  * NestJS TCP. `cause` is the exception, for the exception filters.
  */

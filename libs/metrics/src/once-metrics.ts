@@ -48,8 +48,8 @@ const REPLY_SECONDS_BUCKETS = [
  * applied outcomes (one map increment per entry, see {@link AppliedTally}),
  * replies (one histogram observation per COMMAND or LOGOUT, once the module
  * wires the gateway's `onReplyLatency`) and synced batch writes (one
- * observation each per batch, not per entry). The README's "Metrics" table
- * lists each metric.
+ * observation each per batch, not per entry). The "Metrics" table of
+ * docs/operating/metrics-and-health.md lists each metric.
  */
 export class OnceMetrics {
   readonly registry: Registry;

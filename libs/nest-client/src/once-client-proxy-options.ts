@@ -8,7 +8,7 @@ import { UnknownOptionError, UnsupportedOptionError } from './proxy-errors';
 export interface OnceClientProxyOptions extends OnceClientOptions {
   /**
    * Patterns to send as QUERY (a read, not journaled) in addition to the
-   * @Query patterns the node lists in its catalogue, which the proxy fetches
+   * `@Query` patterns the node lists in its catalogue, which the proxy fetches
    * by itself. Needed only for a node too old to have a catalogue. Strings
    * or object patterns, compared after NestJS's normalisation. Default none.
    */

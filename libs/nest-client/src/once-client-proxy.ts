@@ -55,14 +55,14 @@ interface LiveClient {
  * node not ready, a leader the client does not trust) is logged there.
  *
  * - Patterns are normalised as NestJS does (`{ cmd: 'sum' }` is sent as
- *   `{"cmd":"sum"}`). A pattern the node's catalogue lists as a @Query is
+ *   `{"cmd":"sum"}`). A pattern the node's catalogue lists as a `@Query` is
  *   sent as a QUERY; every other one as a COMMAND, applied exactly once.
  * - `send` emits the result and completes. A refusal errors with the
  *   RpcException's error object when the handler threw one (as over TCP),
  *   else with `CommandRefusedError` (its `code` is the handler's); a request
  *   whose outcome cannot be known errors with `OutcomeUnknownError`.
  * - `emit` is exactly-once too: it completes when the command committed (the
- *   handler's result is not emitted, as over TCP). A @Query cannot be
+ *   handler's result is not emitted, as over TCP). A `@Query` cannot be
  *   emitted ({@link QueryEmitError}).
  * - `status` emits 'connected' when a session is bound and 'disconnected'
  *   when the connection drops or closes; `on('connect' | 'close' | 'error')`.

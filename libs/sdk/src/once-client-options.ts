@@ -8,7 +8,7 @@ import { LEADER_HINT_TRUSTS, type LeaderHintTrust } from './leader-trust';
 import { formatNodeAddress, isPort, type NodeAddress, sameNodeAddress } from './node-address';
 import { type OnceClientEvent } from './once-client-event';
 
-/** Reconnect backoff; see {@link Backoff} for the exact formula. */
+/** Reconnect backoff; see `Backoff` (backoff.ts) for the exact formula. */
 export interface ReconnectOptions {
   /** Delay before the first reconnect attempt, ms. Default 50. */
   initialDelayMs?: number;

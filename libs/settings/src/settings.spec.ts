@@ -168,8 +168,11 @@ describe('readEnvSetting', () => {
   });
 });
 
-describe("the README's settings table", () => {
-  const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+describe("the configuration reference's settings table (docs/operating/configuration.md)", () => {
+  const readme = readFileSync(
+    join(__dirname, '..', '..', '..', 'docs', 'operating', 'configuration.md'),
+    'utf8',
+  );
 
   it('is the one generated from the settings table (run `npm run settings:readme` to mend)', () => {
     expect(readmeSettingsSection(readme)).toBe(renderSettingsMarkdown());

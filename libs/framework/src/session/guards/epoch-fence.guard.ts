@@ -8,7 +8,7 @@ import { type FenceVerdict, fenceVerdict } from '../session-verdict';
 import { onceRequestOf } from './once-request';
 
 /**
- * The epoch fence, the second guard of every @Command and @Query: against
+ * The epoch fence, the second guard of every `@Command` and `@Query`: against
  * the client table as it stands when the guard runs, the request's session
  * must be the table's (see {@link fenceVerdict}: NO_SESSION, EXPIRED,
  * SESSION_TOO_LOW, EPOCH_AHEAD, or INVALID_REQUEST for a header naming

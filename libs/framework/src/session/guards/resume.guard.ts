@@ -5,8 +5,8 @@ import { resumeVerdict } from '../session-verdict';
 import { onceRequestOf } from './once-request';
 
 /**
- * The resume lookup (implicit rebind), the first guard of every @Command and
- * @Query. An unbound connection presenting a non-zero client, session and
+ * The resume lookup (implicit rebind), the first guard of every `@Command` and
+ * `@Query`. An unbound connection presenting a non-zero client, session and
  * request and a resume token the node minted for exactly that (client,
  * session) is bound to the session as its holder; any other connection
  * holding it is sent EVICTION SUPERSEDED. A missing or wrong token is
@@ -18,7 +18,7 @@ import { onceRequestOf } from './once-request';
  * The rule itself is {@link resumeVerdict}; the gateway applies the same
  * function before it looks for a duplicate, so a retry on a resumed
  * connection is answered from the cache, and this guard then finds the
- * connection bound. Handlers of other transports pass; a @Command or @Query
+ * connection bound. Handlers of other transports pass; a `@Command` or `@Query`
  * reached without a once request is refused (fail closed).
  */
 @Injectable()
