@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { rewriteReadmeSettings } from '@once/settings';
+import { rewriteReadmeSettings } from '@once/settings/internal';
 import { CHART_DIR, publishedResults, renderBenchPages } from './bench-pages';
 import { tsBlocksOf, typeErrorsOf } from './code-examples';
 import { ERROR_REFERENCE_PATH, renderErrorReference } from './error-reference';

@@ -245,6 +245,13 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             remedy: 'Restore the data directory from a backup; run a build that reads its format.',
           },
           {
+            codes: ['FORMAT_UPGRADE_NEEDED'],
+            meaning:
+              'A command that upgrades nothing (`--verify`, `once verify`, `once sessions`, `once journal …`, `once compact`, `once snapshot`) met a directory of an older format it cannot use as it is: format 1 (its keys move), or format 2 where keyed records would be written.',
+            remedy:
+              'Start the node on the directory once (it upgrades it and logs it), or use the build that wrote it; then run the command again.',
+          },
+          {
             codes: ['UNSUPPORTED_FORMAT'],
             meaning:
               "The data directory's format version is not the one this build reads (e.g. a build of format 2 on a directory a build of format 3 upgraded).",
@@ -412,6 +419,13 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             meaning:
               'A setting (flag, variable, option) does not validate; the message names it and what it takes.',
             remedy: 'Fix the value (see [Configuration](../operating/configuration.md)).',
+          },
+          {
+            codes: ['CLUSTER_OPTION_MOVED'],
+            meaning:
+              '`OnceModule` was given the removed `cluster` option: cluster mode is now a node factory, so that single-node applications carry no NATS client.',
+            remedy:
+              'Install `@once/cluster` and pass `node: clusterNode({...})` with the same fields ([cluster mode for your app](../guides/cluster-mode.md)).',
           },
           {
             codes: ['INVALID_CONFIG'],
