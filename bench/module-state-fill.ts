@@ -59,7 +59,7 @@ async function main(): Promise<void> {
               port: options.port,
               username: ADMIN_USERNAME,
               password: process.env.ONCE_ADMIN_PASSWORD ?? '',
-              maxInFlight: options.depth,
+              inFlightMax: options.depth,
               requestTimeoutMs: REQUEST_TIMEOUT_MS,
             }),
           ),

@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rewriteReadmeSettings } from '@once/settings/internal';
+import { rewriteReadmeSettings } from './settings-markdown';
 
 /**
  * `npm run settings:readme`: rewrites the settings tables of
  * docs/operating/configuration.md (between its settings markers) from the
- * settings table in libs/settings, so the configuration reference cannot
+ * settings the reference service reads (libs/settings and
+ * apps/server/src/config/server-settings.ts), so the configuration reference cannot
  * drift from the flags, variables and defaults the code uses.
  */
 const readmePath = join(__dirname, '..', '..', 'docs', 'operating', 'configuration.md');

@@ -34,7 +34,7 @@ export async function probeReferences(
 ): Promise<Map<string, ProbeAnswer>> {
   const answers = new Map<string, ProbeAnswer>();
   const probers = await Promise.all(
-    Array.from({ length: clients }, () => OnceClient.connect({ ...options, maxInFlight: depth })),
+    Array.from({ length: clients }, () => OnceClient.connect({ ...options, inFlightMax: depth })),
   );
   let next = 0;
   const lane = async (client: OnceClient) => {

@@ -15,7 +15,7 @@ export interface SoakOptions {
   /** Load clients, each an OnceClient with its own client id (session). */
   readonly clients: number;
   readonly accounts: number;
-  /** The SDK's maxInFlight of each load client, and the commands each keeps outstanding. */
+  /** The SDK's inFlightMax of each load client, and the commands each keeps outstanding. */
   readonly depth: number;
   /**
    * The service's client table capacity (ONCE_CLIENTS_MAX); undefined: its
@@ -82,7 +82,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     )
     .option(
       '--depth <count>',
-      'commands in flight per client (the SDK maxInFlight)',
+      'commands in flight per client (the SDK inFlightMax)',
       positiveInteger,
       8,
     )

@@ -29,7 +29,7 @@ const READY_TIMEOUT_MS = 60_000;
  * The load clients' reconnect backoff: short, so they come back soon after a
  * restart (the soak is about what happens to their commands, not about waiting).
  */
-const RECONNECT = { initialDelayMs: 20, maxDelayMs: 500 } as const;
+const RECONNECT = { initialDelayMs: 20, delayMsMax: 500 } as const;
 /** Fresh clients probing references, and probes in flight on each (the node's default ring). */
 const PROBE_CLIENTS = 8;
 const PROBE_DEPTH = 8;

@@ -64,7 +64,7 @@ export class TransferClient {
   }
 
   /**
-   * Connects with `maxInFlight` = `depth`; `options` says where and as whom.
+   * Connects with `inFlightMax` = `depth`; `options` says where and as whom.
    * `watch`, when given, hears of every acknowledgement.
    */
   static async connect(
@@ -75,7 +75,7 @@ export class TransferClient {
     depth: number,
     watch?: AcknowledgementWatch,
   ): Promise<TransferClient> {
-    const client = await OnceClient.connect({ ...options, maxInFlight: depth });
+    const client = await OnceClient.connect({ ...options, inFlightMax: depth });
     return new TransferClient(client, name, accounts, random, depth, watch);
   }
 

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { rewriteReadmeSettings } from '@once/settings/internal';
 import { CHART_DIR, publishedResults, renderBenchPages } from './bench-pages';
 import { tsBlocksOf, typeErrorsOf } from './code-examples';
 import { ERROR_REFERENCE_PATH, renderErrorReference } from './error-reference';
 import { checkLinks, manualFiles } from './markdown-links';
 import { prettierMarkdown } from './prettier-markdown';
+import { rewriteReadmeSettings } from '../settings-markdown';
 
 /**
  * `npm run docs:check`: the manual is true to the repository. Each test fails
@@ -33,7 +33,7 @@ function generated(path: string, render: (current: string) => string): void {
 }
 
 describe('the generated references', () => {
-  it('docs/operating/configuration.md holds the settings table of @once/settings', () => {
+  it('docs/operating/configuration.md holds the settings table of the reference service (@once/settings and its own rows)', () => {
     generated('docs/operating/configuration.md', rewriteReadmeSettings);
   });
 

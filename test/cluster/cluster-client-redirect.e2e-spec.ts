@@ -78,10 +78,10 @@ describe('given one NATS server and three once nodes, over plain TCP', () => {
     expect(message).not.toContain(ADMIN_PASSWORD);
   });
 
-  it('when it is also given reconnect.maxAttempts, then it fails the same way, the answer kept (not a bare CONNECT_FAILED)', async () => {
+  it('when it is also given reconnect.attemptsMax, then it fails the same way, the answer kept (not a bare CONNECT_FAILED)', async () => {
     const failure = await connectFailure({
       port: cluster.nodes[follower].port,
-      reconnect: { maxAttempts: 3 },
+      reconnect: { attemptsMax: 3 },
     });
 
     expect(failure).toBeInstanceOf(LeaderNotTrustedError);

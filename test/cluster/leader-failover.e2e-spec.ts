@@ -182,7 +182,7 @@ describe('given three NATS servers with the recommended account layout and three
       username: 'admin',
       password: ADMIN_PASSWORD,
       requestTimeoutMs: 60_000,
-      reconnect: { initialDelayMs: 20, maxDelayMs: 500 },
+      reconnect: { initialDelayMs: 20, delayMsMax: 500 },
     });
     try {
       const account = accountName('proxy');

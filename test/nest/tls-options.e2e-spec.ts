@@ -95,7 +95,7 @@ describe('given an OnceServer built with NestJS tlsOptions (a certificate for 12
       username: 'alice',
       password: 'pw',
       connectTimeoutMs: 2000,
-      reconnect: { maxAttempts: 1 },
+      reconnect: { attemptsMax: 1 },
     });
     try {
       await expect(lastValueFrom(proxy.send('tally.add', { by: 1 }))).rejects.toBeDefined();

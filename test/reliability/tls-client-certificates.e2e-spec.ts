@@ -110,7 +110,7 @@ describe('given a service serving TLS on 127.0.0.1 with ONCE_TLS_CA_FILE set: cl
         ...(certificate && { key: certificate.key, cert: certificate.cert }),
       },
       connectTimeoutMs: REFUSAL_BOUND_MS,
-      reconnect: { maxAttempts: 1 },
+      reconnect: { attemptsMax: 1 },
     });
     clients.push(client);
     return client;

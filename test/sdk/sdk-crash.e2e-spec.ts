@@ -30,8 +30,8 @@ describe('given a client pipelining deposits and a service SIGKILLed three times
       port: proxy.port,
       username: 'admin',
       password: PASSWORD,
-      maxInFlight: IN_FLIGHT,
-      reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+      inFlightMax: IN_FLIGHT,
+      reconnect: { initialDelayMs: 10, delayMsMax: 200 },
     });
     const events: OnceClientEvent[] = [];
     client.events$.subscribe((event) => events.push(event));
@@ -94,8 +94,8 @@ describe('given a client pipelining deposits and a service SIGKILLed three times
       port: service.port,
       username: 'admin',
       password: PASSWORD,
-      maxInFlight: IN_FLIGHT,
-      reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+      inFlightMax: IN_FLIGHT,
+      reconnect: { initialDelayMs: 10, delayMsMax: 200 },
     });
     await client.command('ledger.open', { account: 'direct' });
     let settled = 0;

@@ -38,8 +38,8 @@ describe('given a service whose client table holds a single session', () => {
       port: proxy.port,
       username: 'admin',
       password: PASSWORD,
-      maxInFlight: IN_FLIGHT,
-      reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
+      inFlightMax: IN_FLIGHT,
+      reconnect: { initialDelayMs: 10, delayMsMax: 100 },
     });
     const events: OnceClientEvent[] = [];
     client.events$.subscribe((event) => events.push(event));

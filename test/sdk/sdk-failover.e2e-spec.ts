@@ -40,8 +40,8 @@ async function connect(
     nodes,
     username: 'admin',
     password: ADMIN_PASSWORD,
-    maxInFlight: IN_FLIGHT,
-    reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+    inFlightMax: IN_FLIGHT,
+    reconnect: { initialDelayMs: 10, delayMsMax: 200 },
     logger: false,
     ...extra,
   });
@@ -278,7 +278,7 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
       const before = follower.received.length;
       const failure: unknown = await connect([at(follower.port)], {
         learnNodes: false,
-        reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 5 },
+        reconnect: { initialDelayMs: 10, delayMsMax: 20, attemptsMax: 5 },
       }).catch((error: unknown) => error);
 
       expect(failure).toBeInstanceOf(LeaderNotTrustedError);
@@ -347,15 +347,15 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
       await g?.close();
     });
 
-    it('when a client is given both, then it follows one hint per round, keeps its backoff rounds, and connect() gives up after maxAttempts rounds, keeping the last answer', async () => {
-      const maxAttempts = 3;
+    it('when a client is given both, then it follows one hint per round, keeps its backoff rounds, and connect() gives up after attemptsMax rounds, keeping the last answer', async () => {
+      const attemptsMax = 3;
       const failure: unknown = await connect([at(f.port), at(g.port)], {
-        reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts },
+        reconnect: { initialDelayMs: 10, delayMsMax: 20, attemptsMax },
       }).catch((error: unknown) => error);
 
       expect(failure).toBeInstanceOf(ConnectError);
       expect((failure as Error).message).toContain(
-        `no session bound after ${maxAttempts} reconnect attempts`,
+        `no session bound after ${attemptsMax} reconnect attempts`,
       );
       expect((failure as ConnectError).lastAnswer).toMatchObject({
         status: 'NOT_READY',
@@ -364,10 +364,10 @@ describe('given one once service reachable at two addresses (TCP proxies A and B
       expect((failure as Error).message).toMatch(
         /is a follower \(NOT_READY\); it names 127\.0\.0\.1:\d+ as the leader/,
       );
-      // Rounds 0 to maxAttempts, three REGISTERs each: the node a round starts
+      // Rounds 0 to attemptsMax, three REGISTERs each: the node a round starts
       // on, the one its hint names (followed at once), the next of the walk
       const registers = [...f.received, ...g.received].filter((operation) => operation === 1);
-      expect(registers).toHaveLength(3 * (maxAttempts + 1));
+      expect(registers).toHaveLength(3 * (attemptsMax + 1));
     });
   });
 });

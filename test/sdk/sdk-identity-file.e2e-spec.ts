@@ -84,7 +84,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       identityFile,
       account,
       count: IN_FLIGHT + 4,
-      maxInFlight: IN_FLIGHT,
+      inFlightMax: IN_FLIGHT,
     });
     const ready = await child.waitFor((message) => message.type === 'ready');
 
@@ -134,7 +134,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       identityFile,
       account,
       count: 3,
-      maxInFlight: IN_FLIGHT,
+      inFlightMax: IN_FLIGHT,
     });
     await child.waitFor((message) => message.type === 'ready');
     proxy.setMode('toClient', 'hold');
@@ -173,7 +173,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       identityFile,
       account,
       count: IN_FLIGHT,
-      maxInFlight: IN_FLIGHT,
+      inFlightMax: IN_FLIGHT,
     });
     await child.waitFor((message) => message.type === 'ready');
 
@@ -208,7 +208,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       account,
       // Far more than it can finish before the kill: the kill lands mid-flight.
       count: 20_000,
-      maxInFlight: IN_FLIGHT,
+      inFlightMax: IN_FLIGHT,
     });
     await child.waitFor((message) => message.type === 'ready');
     child.go();
@@ -250,7 +250,7 @@ describe('given a client process that keeps an identity file and is SIGKILLed mi
       identityFile,
       account,
       count: 3,
-      maxInFlight: IN_FLIGHT,
+      inFlightMax: IN_FLIGHT,
     });
     await child.waitFor((message) => message.type === 'ready');
     proxy.setMode('toServer', 'hold');

@@ -44,7 +44,7 @@ describe('given a client whose requests can be held on the way to the node', () 
     OnceClient.connect({ port: proxy.port, username: 'admin', password: PASSWORD, ...options });
 
   it('when a sent command times out, then it keeps its number and is still applied, and a queued one is withdrawn', async () => {
-    const client = await connect({ maxInFlight: 1, requestTimeoutMs: 300 });
+    const client = await connect({ inFlightMax: 1, requestTimeoutMs: 300 });
     await client.command('ledger.open', { account: 'timeout' }); // request 1
     proxy.setMode('toServer', 'hold');
     const sent = client
@@ -98,7 +98,7 @@ describe('given a client whose requests can be held on the way to the node', () 
   });
 
   it('when the client closes with force, then a sent command fails as outcome unknown and a queued one as closed', async () => {
-    const client = await connect({ maxInFlight: 1 });
+    const client = await connect({ inFlightMax: 1 });
     await client.command('ledger.open', { account: 'forced' });
     proxy.setMode('toServer', 'hold');
     const sent = client

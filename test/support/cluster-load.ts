@@ -19,9 +19,9 @@ export async function clusterClient(cluster: OnceCluster): Promise<ClusterClient
     nodes: cluster.addresses,
     username: 'admin',
     password: ADMIN_PASSWORD,
-    maxInFlight: 8,
+    inFlightMax: 8,
     requestTimeoutMs: 60_000,
-    reconnect: { initialDelayMs: 20, maxDelayMs: 500 },
+    reconnect: { initialDelayMs: 20, delayMsMax: 500 },
   });
   const events: OnceClientEvent[] = [];
   client.events$.subscribe((event) => events.push(event));

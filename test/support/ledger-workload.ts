@@ -20,9 +20,9 @@ export async function connectLedgerClients(
           ...('port' in where ? { port: where.port } : { nodes: [...where.nodes] }),
           username: 'admin',
           password: ADMIN_PASSWORD,
-          maxInFlight: 8,
+          inFlightMax: 8,
           requestTimeoutMs: 300_000,
-          reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+          reconnect: { initialDelayMs: 10, delayMsMax: 200 },
           logger: false,
         }),
       );

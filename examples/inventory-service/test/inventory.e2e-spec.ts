@@ -170,7 +170,7 @@ describe('given the inventory module in a service SIGKILLed while reservations a
     const inFlight = 8;
     const sku = freshSku();
     await receiving.command('inventory.add', { warehouse: 'berlin', sku, quantity: 100 });
-    const orders = await connectAs(ORDERS, proxy.port, { maxInFlight: inFlight });
+    const orders = await connectAs(ORDERS, proxy.port, { inFlightMax: inFlight });
 
     let settled = 0;
     const reservations = Array.from({ length: total }, (_, index) =>

@@ -42,7 +42,7 @@ describe('given the orders app calling the inventory through OnceClientProxy', (
         port: proxy.port,
         username: ORDERS.username,
         password: ORDERS.password,
-        reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+        reconnect: { initialDelayMs: 10, delayMsMax: 200 },
       }),
       { logger: false },
     );

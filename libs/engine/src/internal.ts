@@ -42,22 +42,14 @@ export {
   CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
   EPOCH_AHEAD_MESSAGE,
   type RegisteredEpoch,
-  answerFrame,
-  badFrameReply,
-  evictionAnswer,
   evictionAtApply,
-  inFlightNotReady,
-  notLeaderAnswer,
   ownedByOtherUserReply,
   refusalAtApply,
   registerReply,
   replicatedReply,
-  pingReply,
-  type PingClusterView,
-  SINGLE_NODE_PING,
   requestGapMessage,
-  unaskedEviction,
 } from './reply-frames';
+export { type PingClusterView, SINGLE_NODE_PING } from './ping-cluster-view';
 export { SINGLE_NODE_ROLE, type WriteRole } from './write-role';
 export { type EngineLogger, SILENT_LOGGER, describeError } from './engine-logger';
 export {

@@ -1,7 +1,7 @@
 import { type JournalStore } from '@once/journal/internal';
 import { type Observable } from 'rxjs';
 import { type Engine } from './engine';
-import { type PingClusterView } from './reply-frames';
+import { type PingClusterView } from './ping-cluster-view';
 import { type OnceNodeOptions } from './once-node';
 import { type ReplayProgress } from './replay-saga';
 

@@ -1,20 +1,12 @@
 import { EntryKind } from '@once/journal';
 import { type JournalEntry } from '@once/journal/internal';
-import { Command, EvictionReason, Operation, Status, type Frame } from '@once/protocol';
-import {
-  checksum,
-  clientIdFromBigInt,
-  decodeHeader,
-  encodeFrame,
-  FrameDecoder,
-} from '@once/protocol/internal';
+import { Command, EvictionReason, Operation, Status } from '@once/protocol';
+import { checksum, clientIdFromBigInt, decodeHeader } from '@once/protocol/internal';
 import {
   CLIENT_OWNED_BY_OTHER_USER_MESSAGE,
   EPOCH_AHEAD_MESSAGE,
   evictionAtApply,
-  notLeaderAnswer,
   ownedByOtherUserReply,
-  pingReply,
   refusalAtApply,
   registerReply,
   replicatedReply,
@@ -126,91 +118,5 @@ describe('reply frames', () => {
       error: { code: 'REQUEST_GAP', message: requestGapMessage(8) },
     });
     expect(requestGapMessage(8)).toBe('the next request number is 8');
-  });
-
-  describe('PING', () => {
-    const ping = (): Frame => {
-      const decoder = new FrameDecoder();
-      decoder.push(
-        encodeFrame({ command: Command.Request, operation: Operation.Ping, client: CLIENT }),
-      );
-      const result = decoder.next();
-      if (result?.kind !== 'frame') throw new Error('the PING did not decode');
-      return result.frame;
-    };
-
-    it('keeps the body PROTOCOL.md gives, byte for byte, and adds the cluster keys after it', () => {
-      const frame = pingReply(ping(), 12, true);
-      const body = frame.subarray(128).toString('utf8');
-      expect(body.startsWith('{"version":1,"commit":12,"ready":true,')).toBe(true);
-      expect(body).toBe(
-        '{"version":1,"commit":12,"ready":true,"node":null,"role":"none","leader":null}',
-      );
-      expect(decodeHeader(frame)).toMatchObject({
-        command: Command.Reply,
-        operation: Operation.Ping,
-        status: Status.Ok,
-        commit: 12,
-      });
-    });
-
-    it('tells a cluster node its id, its role and the leader’s address', () => {
-      const follower = pingReply(ping(), 3, false, {
-        node: 'n2',
-        role: 'follower',
-        leader: 'node1.example.com:7700',
-      });
-      expect(Object.keys(bodyOf(follower) as object)).toEqual([
-        'version',
-        'commit',
-        'ready',
-        'node',
-        'role',
-        'leader',
-      ]);
-      expect(bodyOf(follower)).toEqual({
-        version: 1,
-        commit: 3,
-        ready: false,
-        node: 'n2',
-        role: 'follower',
-        leader: 'node1.example.com:7700',
-      });
-    });
-
-    it('says why a node stopped applying the journal, code and op only, after every other key', () => {
-      const stopped = Object.assign(new Error('quotes a reply: secret-ish detail'), {
-        code: 'JOURNAL_GROUP_UNVERIFIED',
-        op: 39,
-      });
-      const frame = pingReply(
-        ping(),
-        38,
-        false,
-        { node: 'n1', role: 'none', leader: null },
-        stopped,
-      );
-      const body = frame.subarray(128).toString('utf8');
-      expect(body).toBe(
-        '{"version":1,"commit":38,"ready":false,"node":"n1","role":"none","leader":null,"stoppedApplying":{"code":"JOURNAL_GROUP_UNVERIFIED","op":39}}',
-      );
-      expect(body).not.toContain('secret-ish');
-    });
-
-    it('answers a follower’s request NOT_READY, naming the leader in an additive key when it knows one', () => {
-      const redirected = notLeaderAnswer(ping(), '10.0.0.1:7700', 7);
-      expect(decodeHeader(redirected)).toMatchObject({
-        command: Command.Reply,
-        status: Status.NotReady,
-        commit: 7,
-      });
-      expect(redirected.subarray(128).toString('utf8')).toBe(
-        '{"ok":false,"error":{"code":"NOT_READY","message":"this node is a follower; the leader is at 10.0.0.1:7700","leader":"10.0.0.1:7700"}}',
-      );
-      expect(bodyOf(notLeaderAnswer(ping(), null, 7))).toEqual({
-        ok: false,
-        error: { code: 'NOT_READY', message: 'this node has no leader; retry later' },
-      });
-    });
   });
 });

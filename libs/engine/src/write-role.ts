@@ -1,4 +1,4 @@
-import { type PingClusterView, SINGLE_NODE_PING } from './reply-frames';
+import { type PingClusterView, SINGLE_NODE_PING } from './ping-cluster-view';
 
 /**
  * Whether this node may append to the journal now, and what it is in its

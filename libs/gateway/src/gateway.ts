@@ -1,13 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type Socket } from 'node:net';
-import {
-  type ApplyOutcome,
-  type Engine,
-  answerFrame,
-  badFrameReply,
-  notLeaderAnswer,
-  pingReply,
-} from '@once/engine/internal';
+import { type ApplyOutcome, type Engine } from '@once/engine/internal';
 import { type ClientEntry } from '@once/client-table/internal';
 import {
   type GatewayException,
@@ -28,7 +21,15 @@ import { type ParsedRequest, verifyResumeToken } from '@once/protocol/internal';
 import * as protocol from '@once/protocol/internal';
 import * as wire from '@once/protocol';
 import { type AdmissionHost } from './admission-host';
-import { INTERNAL_ERROR_MESSAGE, NOT_READY_MESSAGE, sessionRefusalFrame } from './gateway-answers';
+import {
+  INTERNAL_ERROR_MESSAGE,
+  NOT_READY_MESSAGE,
+  answerFrame,
+  badFrameReply,
+  notLeaderAnswer,
+  pingReply,
+  sessionRefusalFrame,
+} from './gateway-answers';
 import { GatewayConnection, type ConnectionHost } from './gateway-connection';
 import { type ResolvedGatewayOptions } from './gateway-options';
 import { HandlerPipeline, type HandlerSource } from './handler-pipeline';

@@ -11,7 +11,6 @@ import {
   type CommandBody,
   EngineRefusal,
   encodeCommandBody,
-  inFlightNotReady,
   requestGapMessage,
 } from '@once/engine/internal';
 import { EngineUnavailableError } from '@once/engine';
@@ -27,7 +26,7 @@ import { type EntryDraft } from '@once/journal/internal';
 import { type Frame, Operation, Status } from '@once/protocol';
 import { type ParsedRequest, ZERO_CHECKSUM } from '@once/protocol/internal';
 import { type AdmissionHost } from './admission-host';
-import { JOURNAL_FAILED_MESSAGE } from './gateway-answers';
+import { JOURNAL_FAILED_MESSAGE, inFlightNotReady } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
 import { type HandlerPipeline, type Refusal, refusalOf } from './handler-pipeline';
 import { type JournalRoom } from './journal-room';

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { type ApplyOutcome, type EndedSession, unaskedEviction } from '@once/engine/internal';
+import { type ApplyOutcome, type EndedSession } from '@once/engine/internal';
 import { type SessionBinding } from '@once/framework';
 import { type ClientId, EvictionReason } from '@once/protocol';
+import { unaskedEviction } from './gateway-answers';
 import { type GatewayConnection } from './gateway-connection';
 import { answeringChecksum } from './request-checksum';
 import { SessionBindings } from './session-bindings';

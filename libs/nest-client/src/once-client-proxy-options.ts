@@ -23,8 +23,8 @@ export interface OnceClientProxyOptions extends OnceClientOptions {
 }
 
 /**
- * Every option of the SDK's `OnceClientOptions`, so an unknown key is
- * refused rather than passed on and ignored. The type check below fails when
+ * Every option of the SDK's `OnceClientOptions`, deprecated names included,
+ * so an unknown key is refused rather than passed on and ignored. The type check below fails when
  * the SDK gains an option this list lacks.
  */
 const SDK_OPTION_NAMES = [
@@ -39,13 +39,18 @@ const SDK_OPTION_NAMES = [
   'password',
   'clientId',
   'identityFile',
-  'maxInFlight',
-  'maxQueued',
+  'inFlightMax',
+  'queuedMax',
   'requestTimeoutMs',
   'reconnect',
   'connectTimeoutMs',
-  'maxFrameBytes',
+  'frameBytesMax',
   'tls',
+  // The deprecated names the SDK still accepts (and maps, with a warning):
+  // passed on, not refused as unknown.
+  'maxInFlight',
+  'maxQueued',
+  'maxFrameBytes',
 ] as const satisfies ReadonlyArray<keyof OnceClientOptions>;
 
 /** Compile-time: every key of OnceClientOptions is in SDK_OPTION_NAMES. */

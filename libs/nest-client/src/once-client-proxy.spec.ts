@@ -229,6 +229,24 @@ describe('OnceClientProxy options and events', () => {
     );
   });
 
+  it("when the SDK's deprecated option names are given, then they are passed on to the SDK, not refused", () => {
+    const proxy = new OnceClientProxy({
+      port: 7700,
+      username: 'u',
+      password: 'p',
+      maxInFlight: 4,
+      maxQueued: 16,
+      maxFrameBytes: 4096,
+      reconnect: { maxAttempts: 2, maxDelayMs: 300 },
+    });
+    expect((proxy as unknown as { sdkOptions: object }).sdkOptions).toMatchObject({
+      maxInFlight: 4,
+      maxQueued: 16,
+      maxFrameBytes: 4096,
+      reconnect: { maxAttempts: 2, maxDelayMs: 300 },
+    });
+  });
+
   it("when tlsOptions are given, then they are the SDK client's tls; beside tls they are refused", () => {
     const tlsOptions = { servername: 'node-1', rejectUnauthorized: true };
     const proxy = new OnceClientProxy({ port: 7700, username: 'u', password: 'p', tlsOptions });

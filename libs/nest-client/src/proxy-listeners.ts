@@ -11,7 +11,7 @@ import { UnsupportedEventError } from './proxy-errors';
  *   itself and resends what was in doubt;
  * - `error`: requests fail for a transport reason: a connect that failed
  *   (ConnectError, UnauthenticatedError, ...), or a client that gave up for
- *   good (ConnectError after `reconnect.maxAttempts`, ...). A drop the SDK
+ *   good (ConnectError after `reconnect.attemptsMax`, ...). A drop the SDK
  *   recovers from is a `close`, not an `error`: nothing failed.
  */
 export interface OnceClientProxyEvents {

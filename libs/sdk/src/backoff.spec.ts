@@ -1,7 +1,7 @@
 import { Backoff } from './backoff';
 import { SdkInvariantError } from './errors/sdk-invariant.error';
 
-const SETTINGS = { initialDelayMs: 50, maxDelayMs: 2000, factor: 2, jitter: 0.2 };
+const SETTINGS = { initialDelayMs: 50, delayMsMax: 2000, factor: 2, jitter: 0.2 };
 
 /** A `random` that returns the given values in turn. */
 function sequence(...values: number[]): () => number {
@@ -23,10 +23,10 @@ describe('Backoff', () => {
     expect(new Backoff(SETTINGS, () => 0.999999).delay(3)).toBe(240); // 200 · 1.2
   });
 
-  it('never exceeds maxDelayMs, jitter included', () => {
+  it('never exceeds delayMsMax, jitter included', () => {
     const backoff = new Backoff(SETTINGS, () => 0.999999);
     for (let attempt = 1; attempt <= 60; attempt++) {
-      expect(backoff.delay(attempt)).toBeLessThanOrEqual(SETTINGS.maxDelayMs);
+      expect(backoff.delay(attempt)).toBeLessThanOrEqual(SETTINGS.delayMsMax);
     }
     expect(backoff.delay(7)).toBe(2000);
     expect(new Backoff(SETTINGS, () => 0).delay(7)).toBe(1600); // 2000 · 0.8
@@ -59,7 +59,7 @@ describe('Backoff', () => {
   it('refuses settings and inputs outside its contract', () => {
     expect(() => new Backoff({ ...SETTINGS, factor: 0.5 })).toThrow(SdkInvariantError);
     expect(() => new Backoff({ ...SETTINGS, jitter: 1.5 })).toThrow(SdkInvariantError);
-    expect(() => new Backoff({ ...SETTINGS, maxDelayMs: 10 })).toThrow(SdkInvariantError);
+    expect(() => new Backoff({ ...SETTINGS, delayMsMax: 10 })).toThrow(SdkInvariantError);
     expect(() => new Backoff(SETTINGS).delay(0)).toThrow(SdkInvariantError);
     expect(() => new Backoff(SETTINGS, () => 1).delay(1)).toThrow(SdkInvariantError);
   });

@@ -5,7 +5,7 @@ export interface BackoffSettings {
   /** Delay before the first attempt, in ms. */
   readonly initialDelayMs: number;
   /** No delay exceeds this, jitter included, in ms. */
-  readonly maxDelayMs: number;
+  readonly delayMsMax: number;
   /** Growth per attempt (≥ 1). */
   readonly factor: number;
   /** Relative spread in [0, 1]: a delay lies within ±jitter of its base. */
@@ -19,8 +19,8 @@ export interface BackoffSettings {
  * spreading the delays keeps them from arriving in lockstep (and from all
  * meeting NOT_READY at the same moments).
  *
- * Attempt `n` (1-based) has the base `min(maxDelayMs, initialDelayMs · factor^(n-1))`
- * and a delay uniformly drawn in `[base·(1-jitter), min(maxDelayMs, base·(1+jitter))]`,
+ * Attempt `n` (1-based) has the base `min(delayMsMax, initialDelayMs · factor^(n-1))`
+ * and a delay uniformly drawn in `[base·(1-jitter), min(delayMsMax, base·(1+jitter))]`,
  * rounded to whole milliseconds. `random` is injectable so that tests can pin it.
  */
 export class Backoff {
@@ -28,9 +28,9 @@ export class Backoff {
     private readonly settings: BackoffSettings,
     private readonly random: () => number = Math.random,
   ) {
-    const { initialDelayMs, maxDelayMs, factor, jitter } = settings;
+    const { initialDelayMs, delayMsMax, factor, jitter } = settings;
     sdkAssert(Number.isFinite(initialDelayMs) && initialDelayMs >= 0, 'initialDelayMs ≥ 0');
-    sdkAssert(Number.isFinite(maxDelayMs) && maxDelayMs >= initialDelayMs, 'maxDelayMs ≥ initial');
+    sdkAssert(Number.isFinite(delayMsMax) && delayMsMax >= initialDelayMs, 'delayMsMax ≥ initial');
     sdkAssert(Number.isFinite(factor) && factor >= 1, 'factor ≥ 1');
     sdkAssert(jitter >= 0 && jitter <= 1, 'jitter in [0, 1]');
   }
@@ -38,19 +38,19 @@ export class Backoff {
   /** The base delay of attempt `attempt` (1-based), before jitter. */
   base(attempt: number): number {
     sdkAssert(Number.isInteger(attempt) && attempt >= 1, `attempt ${attempt} is not ≥ 1`);
-    const { initialDelayMs, maxDelayMs, factor } = this.settings;
+    const { initialDelayMs, delayMsMax, factor } = this.settings;
     // factor^(n-1) overflows to Infinity for large n; min() keeps the cap.
-    return Math.min(maxDelayMs, initialDelayMs * factor ** (attempt - 1));
+    return Math.min(delayMsMax, initialDelayMs * factor ** (attempt - 1));
   }
 
   /** The delay before attempt `attempt` (1-based), jitter included. */
   delay(attempt: number): number {
     const base = this.base(attempt);
-    const { maxDelayMs, jitter } = this.settings;
+    const { delayMsMax, jitter } = this.settings;
     const r = this.random();
     sdkAssert(r >= 0 && r < 1, `random() returned ${r}, not in [0, 1)`);
     const low = base * (1 - jitter);
-    const high = Math.min(maxDelayMs, base * (1 + jitter));
+    const high = Math.min(delayMsMax, base * (1 + jitter));
     return Math.round(low + (high - low) * r);
   }
 }

@@ -9,6 +9,8 @@ export { OnceClient, type CloseOptions } from './once-client';
 export {
   type OnceClientOptions,
   type ReconnectOptions,
+  type DeprecatedOnceClientOptionNames,
+  type DeprecatedReconnectOptionNames,
   DEFAULT_OPTIONS,
 } from './once-client-options';
 export { type OnceClientEvent, type ResumeHow, type WaitReason } from './once-client-event';
@@ -46,6 +48,7 @@ export { ClientClosedError } from './errors/client-closed.error';
 export { ConnectError } from './errors/connect.error';
 export { LeaderNotTrustedError } from './errors/leader-not-trusted.error';
 export { InvalidOptionsError } from './errors/invalid-options.error';
+export { OptionNameConflictError } from './errors/option-name-conflict.error';
 export { InvalidPayloadError } from './errors/invalid-payload.error';
 export { InvalidReplyError } from './errors/invalid-reply.error';
 export { IdentityFileCorruptError } from './errors/identity-file-corrupt.error';

@@ -5,7 +5,7 @@ import { OnceClient } from './once-client';
 import { type OnceClientEvent } from './once-client-event';
 import { type OnceClientOptions } from './once-client-options';
 
-const FAST = { initialDelayMs: 5, maxDelayMs: 20 };
+const FAST = { initialDelayMs: 5, delayMsMax: 20 };
 const at = (port: number) => ({ host: '127.0.0.1', port });
 const CREDENTIALS = { username: 'u', password: 'not-in-any-message' };
 
@@ -140,7 +140,7 @@ describe('leader hints the client may not trust', () => {
   });
 
   describe('given a node that answers NOT_READY naming no leader', () => {
-    it('when maxAttempts runs out, then every wait was reported (event and a non-flooding log line) and ConnectError keeps the last answer', async () => {
+    it('when attemptsMax runs out, then every wait was reported (event and a non-flooding log line) and ConnectError keeps the last answer', async () => {
       const follower = await startNode({ kind: 'follower', leader: null });
       const { lines, logger } = keptLines();
       const events: OnceClientEvent[] = [];
@@ -148,7 +148,7 @@ describe('leader hints the client may not trust', () => {
       const failure = await connectFailure({
         port: follower.port,
         ...CREDENTIALS,
-        reconnect: { ...FAST, maxAttempts: 3 },
+        reconnect: { ...FAST, attemptsMax: 3 },
         logger,
         onEvent: (event) => events.push(event),
       });
@@ -190,7 +190,7 @@ describe('leader hints the client may not trust', () => {
       const client = await OnceClient.connect({
         port: node.port,
         ...CREDENTIALS,
-        reconnect: { initialDelayMs: 20, maxDelayMs: 50 },
+        reconnect: { initialDelayMs: 20, delayMsMax: 50 },
         logger,
       });
       clients.push(client);

@@ -5,7 +5,7 @@ import { LEARNED_NODES_MAX, type NextAttempt, NodeRotation } from './node-rotati
 
 /** Jitter 0 and random 0: the delay of round n is exactly 10 · 2^(n-1), capped at 1000. */
 const BACKOFF = new Backoff(
-  { initialDelayMs: 10, maxDelayMs: 1000, factor: 2, jitter: 0 },
+  { initialDelayMs: 10, delayMsMax: 1000, factor: 2, jitter: 0 },
   () => 0,
 );
 const A = { host: 'a.example', port: 7700 };
@@ -67,7 +67,7 @@ describe('NodeRotation', () => {
     expect(failures(policy, 1)).toEqual(['A@10 +1']);
   });
 
-  it('caps the delay of late rounds at maxDelayMs', () => {
+  it('caps the delay of late rounds at delayMsMax', () => {
     const policy = rotation(A);
     const delays = Array.from({ length: 12 }, () => policy.failed().delayMs);
     expect(delays.slice(-3)).toEqual([1000, 1000, 1000]);

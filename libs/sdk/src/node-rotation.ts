@@ -13,7 +13,7 @@ export interface NextAttempt {
   readonly delayMs: number;
   /**
    * This attempt starts a new round (every node once); `round` is then its
-   * 1-based number since the last bind, which `reconnect.maxAttempts` bounds.
+   * 1-based number since the last bind, which `reconnect.attemptsMax` bounds.
    */
   readonly newRound: boolean;
   readonly round: number;

@@ -4,16 +4,22 @@ import { DEFAULT_MAX_FRAME_BYTES, ZERO_CLIENT_ID } from '@once/protocol/internal
 import { type BackoffSettings } from './backoff';
 import { type OnceClientLogger } from './client-logger';
 import { InvalidOptionsError } from './errors/invalid-options.error';
+import { OptionNameConflictError } from './errors/option-name-conflict.error';
 import { LEADER_HINT_TRUSTS, type LeaderHintTrust } from './leader-trust';
 import { formatNodeAddress, isPort, type NodeAddress, sameNodeAddress } from './node-address';
 import { type OnceClientEvent } from './once-client-event';
 
-/** Reconnect backoff; see `Backoff` (backoff.ts) for the exact formula. */
-export interface ReconnectOptions {
+/**
+ * Reconnect backoff; see `Backoff` (backoff.ts) for the exact formula. Limits
+ * are named qualifier last (`delayMsMax`, `attemptsMax`), as the node's
+ * settings are; the old names are still accepted
+ * ({@link DeprecatedReconnectOptionNames}).
+ */
+export interface ReconnectOptions extends DeprecatedReconnectOptionNames {
   /** Delay before the first reconnect attempt, ms. Default 50. */
   initialDelayMs?: number;
   /** Cap of every delay, jitter included, ms. Default 2000. */
-  maxDelayMs?: number;
+  delayMsMax?: number;
   /** Growth per attempt (≥ 1). Default 2. */
   factor?: number;
   /** Relative spread in [0, 1]. Default 0.2. */
@@ -23,7 +29,37 @@ export interface ReconnectOptions {
    * request then fails, in-doubt ones with OutcomeUnknownError). Default
    * Infinity. A successful bind resets the count.
    */
+  attemptsMax?: number;
+}
+
+/**
+ * The names the reconnect options had before they were named qualifier last.
+ * Still accepted: each resolves onto its new name, with a warning (once per
+ * logger) through `logger`; given together with the new name and a different
+ * value, the options are refused (OptionNameConflictError).
+ */
+export interface DeprecatedReconnectOptionNames {
+  /** @deprecated Use `delayMsMax`. */
+  maxDelayMs?: number;
+  /** @deprecated Use `attemptsMax`. */
   maxAttempts?: number;
+}
+
+/**
+ * The names the client's options had before they were named qualifier last,
+ * as the node's settings are (`frameBytesMax`, `writeBufferBytesMax`). Still
+ * accepted: each resolves onto its new name, with a warning (once per logger)
+ * through `logger`; given together with the new name and a different value,
+ * the options are refused (OptionNameConflictError), since one of the two is
+ * a mistake and either choice would be a silent guess.
+ */
+export interface DeprecatedOnceClientOptionNames {
+  /** @deprecated Use `inFlightMax`. */
+  maxInFlight?: number;
+  /** @deprecated Use `queuedMax`. */
+  maxQueued?: number;
+  /** @deprecated Use `frameBytesMax`. */
+  maxFrameBytes?: number;
 }
 
 /**
@@ -31,7 +67,7 @@ export interface ReconnectOptions {
  * and `port` (one node) or by `nodes` (several nodes serving the same client
  * table, for failover); giving both is an error.
  */
-export interface OnceClientOptions {
+export interface OnceClientOptions extends DeprecatedOnceClientOptionNames {
   /** The node's address. Default '127.0.0.1'. Not with `nodes`. */
   host?: string;
   /** The node's TCP port. Required unless `nodes` is given. */
@@ -50,7 +86,7 @@ export interface OnceClientOptions {
    * next node at once, wrapping around; once every node was tried in a row
    * without a bind (a round), it waits the `reconnect` backoff delay of that
    * round's number. So a dead node costs one `connectTimeoutMs`, not a
-   * backoff step, and `reconnect.maxAttempts` counts rounds. A follower's
+   * backoff step, and `reconnect.attemptsMax` counts rounds. A follower's
    * NOT_READY that names a leader the client trusts sends the next attempt
    * there at once (at most once between two backoff delays, so nodes naming
    * each other cannot keep the client from waiting). On whichever node
@@ -132,12 +168,12 @@ export interface OnceClientOptions {
    * cache when it is resent (above the node's ring, a retry may be answered
    * ALREADY_APPLIED). The node itself never admits more than its ring.
    */
-  maxInFlight?: number;
+  inFlightMax?: number;
   /**
    * Commands accepted but not yet sent, at most. Default 1024. Beyond it a
    * command waits for room before it is queued (backpressure).
    */
-  maxQueued?: number;
+  queuedMax?: number;
   /**
    * Per-request timeout of the caller's promise, from the call, ms. Default
    * 30000; 0 = none. A timeout never withdraws a command that was sent (see
@@ -154,10 +190,10 @@ export interface OnceClientOptions {
   connectTimeoutMs?: number;
   /**
    * Largest request frame (header + body) the node accepts, bytes. Default
-   * 1 MiB, the node's default `max_frame`. Larger requests are refused
+   * 1 MiB, the node's default `frameBytesMax`. Larger requests are refused
    * locally (InvalidPayloadError) instead of making the node close the connection.
    */
-  maxFrameBytes?: number;
+  frameBytesMax?: number;
   /**
    * Connect with TLS. `true` uses the system's trusted CAs; an object is
    * passed to `tls.connect` (e.g. `{ ca }` for a private CA, `servername`).
@@ -166,7 +202,7 @@ export interface OnceClientOptions {
   tls?: boolean | ConnectionOptions;
 }
 
-/** The options with every default filled in. */
+/** The options with every default filled in, under their new names only. */
 export interface ResolvedOptions {
   /** `nodes`, or the one node of `host`/`port`. */
   readonly nodes: readonly NodeAddress[];
@@ -178,33 +214,37 @@ export interface ResolvedOptions {
   readonly password: string;
   readonly clientId: ClientId | undefined;
   readonly identityFile: string | undefined;
-  readonly maxInFlight: number;
-  readonly maxQueued: number;
+  readonly inFlightMax: number;
+  readonly queuedMax: number;
   readonly requestTimeoutMs: number;
-  readonly reconnect: BackoffSettings & { readonly maxAttempts: number };
+  readonly reconnect: BackoffSettings & { readonly attemptsMax: number };
   readonly connectTimeoutMs: number;
-  readonly maxFrameBytes: number;
+  readonly frameBytesMax: number;
   readonly tls: ConnectionOptions | undefined;
 }
 
 export const DEFAULT_OPTIONS = {
   host: '127.0.0.1',
   trustLeaderHints: 'tls',
-  maxInFlight: 8,
-  maxQueued: 1024,
+  inFlightMax: 8,
+  queuedMax: 1024,
   requestTimeoutMs: 30_000,
   connectTimeoutMs: 5_000,
-  maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+  frameBytesMax: DEFAULT_MAX_FRAME_BYTES,
   reconnect: {
     initialDelayMs: 50,
-    maxDelayMs: 2_000,
+    delayMsMax: 2_000,
     factor: 2,
     jitter: 0.2,
-    maxAttempts: Number.POSITIVE_INFINITY,
+    attemptsMax: Number.POSITIVE_INFINITY,
   },
 } as const;
 
-/** Fills in the defaults and validates; throws {@link InvalidOptionsError} naming the first bad option. */
+/**
+ * Fills in the defaults and validates; throws {@link InvalidOptionsError}
+ * naming the first bad option, or {@link OptionNameConflictError} when an
+ * option is given under its new and its deprecated name with different values.
+ */
 export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionsError('options must be an object');
@@ -233,11 +273,12 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
   if (identityFile !== undefined && (typeof identityFile !== 'string' || identityFile === '')) {
     fail('identityFile', identityFile, 'a non-empty path');
   }
-  const maxInFlight = options.maxInFlight ?? DEFAULT_OPTIONS.maxInFlight;
-  if (!isInteger(maxInFlight, 1, 1_000_000)) fail('maxInFlight', maxInFlight, 'an integer ≥ 1');
-  const maxQueued = options.maxQueued ?? DEFAULT_OPTIONS.maxQueued;
-  if (!isInteger(maxQueued, 1, Number.MAX_SAFE_INTEGER)) {
-    fail('maxQueued', maxQueued, 'an integer ≥ 1');
+  const renamed = renamedOptions(options, logger);
+  const inFlightMax = renamed.inFlightMax ?? DEFAULT_OPTIONS.inFlightMax;
+  if (!isInteger(inFlightMax, 1, 1_000_000)) fail('inFlightMax', inFlightMax, 'an integer ≥ 1');
+  const queuedMax = renamed.queuedMax ?? DEFAULT_OPTIONS.queuedMax;
+  if (!isInteger(queuedMax, 1, Number.MAX_SAFE_INTEGER)) {
+    fail('queuedMax', queuedMax, 'an integer ≥ 1');
   }
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_OPTIONS.requestTimeoutMs;
   if (!isInteger(requestTimeoutMs, 0, 2 ** 31 - 1)) {
@@ -247,32 +288,32 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
   if (!isInteger(connectTimeoutMs, 1, 2 ** 31 - 1)) {
     fail('connectTimeoutMs', connectTimeoutMs, 'an integer ≥ 1');
   }
-  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_OPTIONS.maxFrameBytes;
-  if (!isInteger(maxFrameBytes, 129, 2 ** 32 - 1)) {
-    fail('maxFrameBytes', maxFrameBytes, 'an integer in 129..2^32-1');
+  const frameBytesMax = renamed.frameBytesMax ?? DEFAULT_OPTIONS.frameBytesMax;
+  if (!isInteger(frameBytesMax, 129, 2 ** 32 - 1)) {
+    fail('frameBytesMax', frameBytesMax, 'an integer in 129..2^32-1');
   }
   const given = options.reconnect ?? {};
   const defaults = DEFAULT_OPTIONS.reconnect;
   const reconnect = {
     initialDelayMs: given.initialDelayMs ?? defaults.initialDelayMs,
-    maxDelayMs: given.maxDelayMs ?? defaults.maxDelayMs,
+    delayMsMax: renamed.delayMsMax ?? defaults.delayMsMax,
     factor: given.factor ?? defaults.factor,
     jitter: given.jitter ?? defaults.jitter,
-    maxAttempts: given.maxAttempts ?? defaults.maxAttempts,
+    attemptsMax: renamed.attemptsMax ?? defaults.attemptsMax,
   };
   if (!isFiniteAtLeast(reconnect.initialDelayMs, 0)) {
     fail('reconnect.initialDelayMs', reconnect.initialDelayMs, 'a number ≥ 0');
   }
-  if (!isFiniteAtLeast(reconnect.maxDelayMs, reconnect.initialDelayMs)) {
-    fail('reconnect.maxDelayMs', reconnect.maxDelayMs, 'a number ≥ reconnect.initialDelayMs');
+  if (!isFiniteAtLeast(reconnect.delayMsMax, reconnect.initialDelayMs)) {
+    fail('reconnect.delayMsMax', reconnect.delayMsMax, 'a number ≥ reconnect.initialDelayMs');
   }
   if (!isFiniteAtLeast(reconnect.factor, 1)) fail('reconnect.factor', reconnect.factor, '≥ 1');
   if (!isFiniteAtLeast(reconnect.jitter, 0) || reconnect.jitter > 1) {
     fail('reconnect.jitter', reconnect.jitter, 'a number in [0, 1]');
   }
-  const attempts = reconnect.maxAttempts;
+  const attempts = reconnect.attemptsMax;
   if (!(attempts === Number.POSITIVE_INFINITY || isInteger(attempts, 1, Number.MAX_SAFE_INTEGER))) {
-    fail('reconnect.maxAttempts', attempts, 'an integer ≥ 1 or Infinity');
+    fail('reconnect.attemptsMax', attempts, 'an integer ≥ 1 or Infinity');
   }
   return {
     nodes,
@@ -284,14 +325,92 @@ export function resolveOptions(options: OnceClientOptions): ResolvedOptions {
     password: options.password,
     clientId,
     identityFile,
-    maxInFlight,
-    maxQueued,
+    inFlightMax,
+    queuedMax,
     requestTimeoutMs,
     reconnect,
     connectTimeoutMs,
-    maxFrameBytes,
+    frameBytesMax,
     tls: options.tls === true ? {} : options.tls || undefined,
   };
+}
+
+/** Deprecated option name → its new name; `reconnect.` ones are read in `reconnect`. */
+const DEPRECATED_NAMES = {
+  maxInFlight: 'inFlightMax',
+  maxQueued: 'queuedMax',
+  maxFrameBytes: 'frameBytesMax',
+} as const satisfies Record<keyof DeprecatedOnceClientOptionNames, keyof OnceClientOptions>;
+
+const DEPRECATED_RECONNECT_NAMES = {
+  maxDelayMs: 'delayMsMax',
+  maxAttempts: 'attemptsMax',
+} as const satisfies Record<keyof DeprecatedReconnectOptionNames, keyof ReconnectOptions>;
+
+/** The renamed options, each read under its new name or its deprecated one. */
+type RenamedOptions = {
+  [Name in (typeof DEPRECATED_NAMES)[keyof typeof DEPRECATED_NAMES]]: number | undefined;
+} & {
+  [Name in (typeof DEPRECATED_RECONNECT_NAMES)[keyof typeof DEPRECATED_RECONNECT_NAMES]]:
+    number | undefined;
+};
+
+/**
+ * The loggers already warned of each deprecated name: a service that makes
+ * many clients with the same options (and the same logger, `console` by
+ * default) is told once, not once per client.
+ */
+const warnedDeprecatedNames = new WeakMap<OnceClientLogger, Set<string>>();
+
+/**
+ * Reads every renamed option under its new name, else under its deprecated
+ * one (warning through `logger`, once per name and logger). Both given with
+ * different values: OptionNameConflictError; with the same value, accepted.
+ */
+function renamedOptions(
+  options: OnceClientOptions,
+  logger: OnceClientLogger | undefined,
+): RenamedOptions {
+  const read = (
+    given: Record<string, unknown>,
+    names: Record<string, string>,
+    prefix: string,
+  ): Record<string, unknown> => {
+    const values: Record<string, unknown> = {};
+    for (const [deprecated, name] of Object.entries(names)) {
+      const value = given[name];
+      const old = given[deprecated];
+      values[name] = value;
+      if (old === undefined) continue;
+      if (value !== undefined && !Object.is(value, old)) {
+        throw new OptionNameConflictError(prefix + name, prefix + deprecated, {
+          given: value,
+          deprecated: old,
+        });
+      }
+      values[name] = old;
+      warnDeprecated(logger, prefix + deprecated, prefix + name);
+    }
+    return values;
+  };
+  const reconnect = (options.reconnect ?? {}) as Record<string, unknown>;
+  return {
+    ...read(options as unknown as Record<string, unknown>, DEPRECATED_NAMES, ''),
+    ...read(reconnect, DEPRECATED_RECONNECT_NAMES, 'reconnect.'),
+  } as RenamedOptions;
+}
+
+function warnDeprecated(logger: OnceClientLogger | undefined, deprecated: string, name: string) {
+  if (logger === undefined) return;
+  let warned = warnedDeprecatedNames.get(logger);
+  if (warned === undefined) warnedDeprecatedNames.set(logger, (warned = new Set()));
+  if (warned.has(deprecated)) return;
+  warned.add(deprecated);
+  try {
+    logger.warn(`once client: option ${deprecated} is deprecated; use ${name}`);
+  } catch {
+    // A logger that throws must not keep the client from connecting.
+  }
 }
 
 /** The node list: `nodes` (validated, copied), or the one node of `host`/`port`. */

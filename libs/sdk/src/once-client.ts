@@ -118,7 +118,7 @@ export class OnceClient {
     const identity = record
       ? SessionIdentity.restore(record)
       : new SessionIdentity(resolved.clientId ?? randomClientId());
-    const pipeline = new RequestPipeline(resolved.maxInFlight, resolved.maxQueued);
+    const pipeline = new RequestPipeline(resolved.inFlightMax, resolved.queuedMax);
     // The persister reads the driver's state, and the driver owns the persister.
     const late: { driver?: SessionDriver } = {};
     const persister = resolved.identityFile
@@ -183,7 +183,7 @@ export class OnceClient {
 
   /**
    * Why the client stopped, when it failed rather than closed: ConnectError
-   * after `reconnect.maxAttempts`, UnauthenticatedError on a resume,
+   * after `reconnect.attemptsMax`, UnauthenticatedError on a resume,
    * IdentityFileWriteError, ... `undefined` while it runs and after `close()`.
    */
   get failure(): OnceError | undefined {
@@ -324,9 +324,9 @@ export class OnceClient {
         { cause: error },
       );
     }
-    if (HEADER_SIZE + body.length > this.options.maxFrameBytes) {
+    if (HEADER_SIZE + body.length > this.options.frameBytesMax) {
       return new InvalidPayloadError(
-        `${pattern}: a frame of ${HEADER_SIZE + body.length} bytes exceeds maxFrameBytes ${this.options.maxFrameBytes}`,
+        `${pattern}: a frame of ${HEADER_SIZE + body.length} bytes exceeds frameBytesMax ${this.options.frameBytesMax}`,
       );
     }
     return body;

@@ -18,7 +18,7 @@ function numbers(next = 1): () => number {
 }
 
 describe('RequestPipeline', () => {
-  it('numbers queued commands in order, at most maxInFlight at a time', () => {
+  it('numbers queued commands in order, at most inFlightMax at a time', () => {
     const pipeline = new RequestPipeline(2, 10);
     const entries = [command('a'), command('b'), command('c')];
     entries.forEach((entry) => pipeline.enqueue(entry));
@@ -32,7 +32,7 @@ describe('RequestPipeline', () => {
     expect(pipeline.unanswered().map((entry) => entry.request)).toEqual([2, 3]);
   });
 
-  it('keeps at most maxQueued queued; the rest waits for room, in order', () => {
+  it('keeps at most queuedMax queued; the rest waits for room, in order', () => {
     const pipeline = new RequestPipeline(1, 2);
     const entries = ['a', 'b', 'c', 'd'].map((name) => command(name));
     entries.forEach((entry) => pipeline.enqueue(entry));
@@ -126,7 +126,7 @@ describe('RequestPipeline', () => {
     expect(() => pipeline.numberNext(numbers(3), true)).toThrow(SdkInvariantError);
   });
 
-  it('numbers a LOGOUT last, past maxInFlight, once nothing is queued', () => {
+  it('numbers a LOGOUT last, past inFlightMax, once nothing is queued', () => {
     const pipeline = new RequestPipeline(1, 8);
     const a = command('a');
     pipeline.enqueue(a);

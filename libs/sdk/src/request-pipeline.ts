@@ -5,7 +5,7 @@ import { type CommandEntry, type LinkTag, type QueryEntry } from './pending-requ
  * The bookkeeping of requests between the caller and the node; no I/O.
  *
  * Commands move through four places, each entry in exactly one:
- * - `waiting`: the queue is full (`maxQueued`); the call waits for room;
+ * - `waiting`: the queue is full (`queuedMax`); the call waits for room;
  * - `queued`: accepted, not numbered, never sent;
  * - `inFlight`: numbered, possibly sent, not answered, ordered by number;
  * - gone: answered (or withdrawn before it was numbered).
@@ -13,7 +13,7 @@ import { type CommandEntry, type LinkTag, type QueryEntry } from './pending-requ
  * Invariants (asserted):
  * - request numbers enter `inFlight` strictly increasing, so iteration order is
  *   number order (the order the node must receive them in);
- * - `queued.length ≤ maxQueued`; `waiting` is non-empty only when `queued` is full;
+ * - `queued.length ≤ queuedMax`; `waiting` is non-empty only when `queued` is full;
  * - an entry is numbered exactly while it is in `inFlight`.
  *
  * Queries have their own two lists: pending (to send on the next bound link)
@@ -28,11 +28,11 @@ export class RequestPipeline {
   private sentQueries: QueryEntry[] = [];
 
   constructor(
-    readonly maxInFlight: number,
-    readonly maxQueued: number,
+    readonly inFlightMax: number,
+    readonly queuedMax: number,
   ) {
-    sdkAssert(Number.isInteger(maxInFlight) && maxInFlight >= 1, 'maxInFlight ≥ 1');
-    sdkAssert(Number.isInteger(maxQueued) && maxQueued >= 1, 'maxQueued ≥ 1');
+    sdkAssert(Number.isInteger(inFlightMax) && inFlightMax >= 1, 'inFlightMax ≥ 1');
+    sdkAssert(Number.isInteger(queuedMax) && queuedMax >= 1, 'queuedMax ≥ 1');
   }
 
   get waitingCount(): number {
@@ -62,7 +62,7 @@ export class RequestPipeline {
   /** Accepts a new command: queued if there is room, else waiting for room. */
   enqueue(entry: CommandEntry): void {
     sdkAssert(entry.request === 0, 'a new command has no number');
-    if (this.queued.length < this.maxQueued && this.waiting.length === 0) this.queued.push(entry);
+    if (this.queued.length < this.queuedMax && this.waiting.length === 0) this.queued.push(entry);
     else this.waiting.push(entry);
   }
 
@@ -80,7 +80,7 @@ export class RequestPipeline {
    */
   numberNext(assign: () => number, durable: boolean): CommandEntry[] {
     const numbered: CommandEntry[] = [];
-    while (this.inFlight.size < this.maxInFlight && this.queued.length > 0) {
+    while (this.inFlight.size < this.inFlightMax && this.queued.length > 0) {
       const entry = this.queued.shift()!;
       this.admit(entry, assign(), durable);
       numbered.push(entry);
@@ -91,7 +91,7 @@ export class RequestPipeline {
 
   /**
    * Appends a command past every other (the LOGOUT of `close`): numbered now,
-   * whatever `maxInFlight` says, after every queued command was numbered.
+   * whatever `inFlightMax` says, after every queued command was numbered.
    */
   numberLast(entry: CommandEntry, assign: () => number, durable: boolean): void {
     sdkAssert(this.queued.length === 0 && this.waiting.length === 0, 'the queue is drained');
@@ -163,7 +163,7 @@ export class RequestPipeline {
       entry.sentOn = undefined;
     }
     this.queued.unshift(...unsent);
-    // The queue may now exceed maxQueued by what came back; it drains first.
+    // The queue may now exceed queuedMax by what came back; it drains first.
     return inDoubt;
   }
 
@@ -232,7 +232,7 @@ export class RequestPipeline {
   }
 
   private refill(): void {
-    while (this.queued.length < this.maxQueued && this.waiting.length > 0) {
+    while (this.queued.length < this.queuedMax && this.waiting.length > 0) {
       this.queued.push(this.waiting.shift()!);
     }
   }

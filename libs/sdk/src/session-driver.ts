@@ -758,7 +758,7 @@ export class SessionDriver implements LinkHandler {
    * first connect gives up when its round ends with no node bound and a
    * follower naming a leader the client does not trust (LeaderNotTrustedError:
    * retrying would never reach it), or with none answering NOT_READY; later,
-   * `reconnect.maxAttempts` bounds the rounds. Every wait is reported: a
+   * `reconnect.attemptsMax` bounds the rounds. Every wait is reported: a
    * `waiting` event, and a rate-limited log line.
    */
   private nodeFailed(error: OnceError, failure: AttemptFailure): void {
@@ -785,9 +785,9 @@ export class SessionDriver implements LinkHandler {
         this.fail(failures.length > 1 ? noNodeBound(failures, error) : error);
         return;
       }
-      const { maxAttempts } = this.options.reconnect;
-      if (next.round > maxAttempts) {
-        this.fail(this.gaveUp(maxAttempts, message, error));
+      const { attemptsMax } = this.options.reconnect;
+      if (next.round > attemptsMax) {
+        this.fail(this.gaveUp(attemptsMax, message, error));
         return;
       }
       const leader = failure.answer?.leader;
@@ -811,16 +811,16 @@ export class SessionDriver implements LinkHandler {
   }
 
   /**
-   * The error of `maxAttempts` rounds with no bind: the last failure, and the
+   * The error of `attemptsMax` rounds with no bind: the last failure, and the
    * last answer a node gave (where the client was sent, or why not), so that
    * it is not lost behind "no session bound".
    */
-  private gaveUp(maxAttempts: number, last: string, cause: OnceError): ConnectError {
+  private gaveUp(attemptsMax: number, last: string, cause: OnceError): ConnectError {
     const answer = this.lastAnswer;
     const told = answer ? describeAnswer(answer) : undefined;
     const tail = told && !last.startsWith(told) ? `; the last answer: ${told}` : '';
     return new ConnectError(
-      `no session bound after ${maxAttempts} reconnect attempts; the last: ${last}${tail}`,
+      `no session bound after ${attemptsMax} reconnect attempts; the last: ${last}${tail}`,
       { cause, lastAnswer: answer },
     );
   }

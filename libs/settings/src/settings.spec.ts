@@ -1,14 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { readEnvSetting } from './env-setting';
 import { InvalidSettingError } from './invalid-setting.error';
 import { checkSettingValue, parseSetting } from './setting-parsers';
 import { SETTINGS, type SettingSpec, setting, settingDefault } from './settings';
-import {
-  readmeSettingsSection,
-  renderSettingsMarkdown,
-  rewriteReadmeSettings,
-} from './settings-readme';
 
 const ALL: readonly SettingSpec[] = SETTINGS;
 
@@ -16,6 +9,10 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.to
 const upperSnake = (name: string) => kebab(name).replace(/-/g, '_').toUpperCase();
 
 describe('the settings table', () => {
+  it('holds the settings of the packages only: no row of an application', () => {
+    expect(ALL.filter((spec) => spec.layer === 'server').map((spec) => spec.name)).toEqual([]);
+  });
+
   it.each(ALL.map((spec) => [spec.name, spec]))(
     '%s: one name across code, variable and flag',
     (_name, spec) => {
@@ -56,7 +53,6 @@ describe('the settings table', () => {
   it('gives typed defaults', () => {
     expect(settingDefault('snapshotEveryOps')).toBe(100_000);
     expect(settingDefault('frameBytesMax')).toBe(1024 * 1024);
-    expect(settingDefault('logFormat')).toBe('text');
     expect(settingDefault('clusterName')).toBe('once');
     expect(settingDefault('clusterReplicas')).toBe(3);
   });
@@ -70,7 +66,7 @@ describe('parseSetting', () => {
     ['sessionTtlMs', '0', 0],
     ['idleUnboundTimeoutMs', '1500', 1500],
     ['port', ' 7800 ', 7800],
-    ['logLevel', 'debug', 'debug'],
+    ['replyChecks', 'off', 'off'],
   ] as const)('%s %j → %j', (name, text, value) => {
     expect(parseSetting(setting(name), text)).toBe(value);
   });
@@ -80,7 +76,7 @@ describe('parseSetting', () => {
     ['frameBytesMax', '1GiB', /^frame-bytes-max must be a size from 128 to 4294967295 bytes/],
     ['idleUnboundTimeoutMs', '0', /^idle-unbound-timeout-ms must be a duration from 1 to/],
     ['sessionTtlMs', '5 weeks', /^session-ttl-ms must be a duration of at least 0 ms/],
-    ['logFormat', 'xml', /^log-format must be one of text, json/],
+    ['upgradeFinalization', 'never', /^upgrade-finalization must be one of auto, hold/],
   ] as const)('refuses %s %j, naming the setting', (name, text, message) => {
     expect(() => parseSetting(setting(name), text)).toThrow(InvalidSettingError);
     expect(() => parseSetting(setting(name), text)).toThrow(message);
@@ -165,25 +161,5 @@ describe('readEnvSetting', () => {
       value: 7,
       deprecation: 'ONCE_SNAPSHOT_EVERY is deprecated and ignored: ONCE_SNAPSHOT_EVERY_OPS is set',
     });
-  });
-});
-
-describe("the configuration reference's settings table (docs/operating/configuration.md)", () => {
-  const readme = readFileSync(
-    join(__dirname, '..', '..', '..', 'docs', 'operating', 'configuration.md'),
-    'utf8',
-  );
-
-  it('is the one generated from the settings table (run `npm run settings:readme` to mend)', () => {
-    expect(readmeSettingsSection(readme)).toBe(renderSettingsMarkdown());
-    expect(rewriteReadmeSettings(readme)).toBe(readme);
-  });
-
-  it('lists every setting and every old name', () => {
-    const section = readmeSettingsSection(readme);
-    for (const spec of ALL) {
-      expect(section).toContain(`\`${spec.flag}\``);
-      if (spec.aliases?.env) expect(section).toContain(`\`${spec.aliases.env}\``);
-    }
   });
 });

@@ -43,7 +43,7 @@ export class HybridModule {
       username: 'admin',
       password: options.ledgerPassword,
       queries: ['ledger.balance'],
-      reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+      reconnect: { initialDelayMs: 10, delayMsMax: 200 },
     };
     return {
       module: HybridModule,

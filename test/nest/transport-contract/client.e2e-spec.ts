@@ -141,7 +141,7 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
     it('when the client gave up on a server that went away and the server comes back, then the next call connects again and succeeds', async () => {
       // A once client gives up after its reconnect attempts; a TCP client never retries on its own.
       const client = rig.client({
-        reconnect: { initialDelayMs: 5, maxDelayMs: 10, maxAttempts: 2 },
+        reconnect: { initialDelayMs: 5, delayMsMax: 10, attemptsMax: 2 },
       });
       const errors: unknown[] = [];
       on(client, 'error', (error) => errors.push(error));
@@ -312,7 +312,7 @@ describe('given a once node', () => {
       it('when the client gives up reconnecting, then the event fails with OutcomeUnknownError, and the next call connects again and finds it applied once', async () => {
         const client = rig.client({
           port: proxy.port,
-          reconnect: { initialDelayMs: 5, maxDelayMs: 10, maxAttempts: 2 },
+          reconnect: { initialDelayMs: 5, delayMsMax: 10, attemptsMax: 2 },
           ...(withFile && { identityFile: join(directory, 'identity.json') }),
         });
         await expect(send(client, 'sum', [1])).resolves.toBe(1);

@@ -3,7 +3,7 @@ import { type TcpProxy, eventually } from '@once/testing';
 
 /**
  * `total` deposits of 1 into one account, all issued at once through one
- * OnceClient (which pipelines up to its `maxInFlight`), with what each came
+ * OnceClient (which pipelines up to its `inFlightMax`), with what each came
  * to: its balance, or its rejection. The account must be opened by the
  * client's request 1, so deposit k is request k + 1.
  */

@@ -18,7 +18,7 @@ export interface ChildConfig {
   identityFile: string;
   account: string;
   count: number;
-  maxInFlight: number;
+  inFlightMax: number;
 }
 
 const ROOT = resolve(__dirname, '../../..');
@@ -41,8 +41,8 @@ const out = (message) => process.stdout.write(JSON.stringify(message) + '\n');
     username: 'admin',
     password: 'pw',
     identityFile: config.identityFile,
-    maxInFlight: config.maxInFlight,
-    reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
+    inFlightMax: config.inFlightMax,
+    reconnect: { initialDelayMs: 10, delayMsMax: 100 },
   });
   out({ type: 'ready', clientId: client.identity.clientId });
   const input = readline.createInterface({ input: process.stdin });

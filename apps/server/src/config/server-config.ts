@@ -1,17 +1,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import {
-  InvalidSettingError,
-  parseSetting,
-  SETTINGS,
-  type SettingSpec,
-  settingDefault,
-} from '@once/settings';
+import { InvalidSettingError, parseSetting, type SettingSpec } from '@once/settings';
+import { SERVICE_SETTINGS, serverSetting } from './server-settings';
 
 /**
  * Every setting of the reference service, under its name in the settings
- * table (`@once/settings`), which also gives its variable, flag and default.
+ * table (`SERVICE_SETTINGS`: the packages' rows of `@once/settings` and the
+ * service's own), which also gives its variable, flag and default.
  */
 export interface ServerConfig {
   readonly host: string;
@@ -192,7 +188,7 @@ function withParser(option: Option, spec: SettingSpec): Option {
 }
 
 function options(): Option[] {
-  return SETTINGS.flatMap((spec: SettingSpec) => {
+  return SERVICE_SETTINGS.flatMap((spec: SettingSpec) => {
     const alias = aliasOptionOf(spec);
     return alias ? [optionOf(spec), alias] : [optionOf(spec)];
   });
@@ -228,7 +224,7 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   const values: Record<string, unknown> = {};
   const deprecations: string[] = [];
-  for (const spec of SETTINGS as readonly SettingSpec[]) {
+  for (const spec of SERVICE_SETTINGS) {
     values[spec.name] = chooseSource(program, spec, deprecations);
   }
   const adminPasswordFile = values.adminPasswordFile as string | undefined;
@@ -292,7 +288,7 @@ export function loadServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     natsServers: typeof values.natsServers === 'string' ? values.natsServers.split(',') : undefined,
     retiredStates: listOf(values.retiredStates),
     retiredCommands: listOf(values.retiredCommands),
-    adminPassword: adminPassword ?? settingDefault('adminPassword'),
+    adminPassword: adminPassword ?? (serverSetting('adminPassword').default as string),
     adminPasswordIsDefault: adminPassword === undefined,
     verify: values.verify === true,
     truncateCorruptTail: values.truncateCorruptTail === true,

@@ -67,13 +67,13 @@ export async function startInventoryService(
 export function connectAs(
   account: Account,
   port: number,
-  options: { maxInFlight?: number } = {},
+  options: { inFlightMax?: number } = {},
 ): Promise<OnceClient> {
   return OnceClient.connect({
     port,
     username: account.username,
     password: account.password,
-    reconnect: { initialDelayMs: 10, maxDelayMs: 200 },
+    reconnect: { initialDelayMs: 10, delayMsMax: 200 },
     ...options,
   });
 }

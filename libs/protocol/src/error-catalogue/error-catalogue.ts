@@ -475,7 +475,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             meaning:
               'A NestJS transport option once does not serve, given to `OnceServer` or `OnceClientProxy`: `serializer`, `deserializer` (the wire format is fixed), `retryAttempts`, `retryDelay`, `maxBufferSize`, `incompleteMessageTimeout`, `maxSendBufferSize`, `socketClass`; or `tlsOptions` beside `tls`.',
             remedy:
-              'Use what the message names: a pipe or interceptor for codecs; `frameBytesMax`/`maxFrameBytes`, `partialFrameTimeoutMs`, `writeBufferBytesMax`/`maxQueued`, `reconnect`; `tlsOptions` (served) for TLS.',
+              'Use what the message names: a pipe or interceptor for codecs; `frameBytesMax` (both), `partialFrameTimeoutMs`, `writeBufferBytesMax`/`queuedMax`, `reconnect`; `tlsOptions` (served) for TLS.',
           },
           {
             codes: ['OPTION_UNKNOWN'],
@@ -770,7 +770,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['CONNECT_FAILED'],
             meaning:
-              "No session bound: no node reachable, or `reconnect.maxAttempts` ran out. `lastAnswer` keeps the last node's NOT_READY.",
+              "No session bound: no node reachable, or `reconnect.attemptsMax` ran out. `lastAnswer` keeps the last node's NOT_READY.",
             remedy:
               'Check the addresses and the nodes; the message says what the last node answered.',
           },
@@ -790,6 +790,13 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             codes: ['INVALID_OPTIONS'],
             meaning: 'An `OnceClient` option is not usable.',
             remedy: 'Fix the option the message names.',
+          },
+          {
+            codes: ['OPTION_NAME_CONFLICT'],
+            meaning:
+              'An `OnceClient` (or `OnceClientProxy`) option was given under its name and its deprecated old name with different values (`inFlightMax` and `maxInFlight`, say). The message names both and their values.',
+            remedy:
+              'Give the new name only ([clients](../guides/clients.md)); an old name alone still works, with a warning.',
           },
           {
             codes: ['INVALID_PAYLOAD'],

@@ -7,7 +7,7 @@ import { ProtocolStatusError } from './protocol-status.error';
  * done; read the state with a query if the result matters.
  *
  * Only an in-doubt request retried after more than `ring` later requests
- * committed can get this answer; with `maxInFlight` ≤ the node's ring (the
+ * committed can get this answer; with `inFlightMax` ≤ the node's ring (the
  * default) the SDK never causes it.
  */
 export class AlreadyAppliedError extends ProtocolStatusError {

@@ -4,7 +4,7 @@ import { OnceError } from './once.error';
 /**
  * No session could be bound: the first attempt of `OnceClient.connect`
  * failed at the transport level, or every reconnect attempt
- * (`reconnect.maxAttempts`) failed. `cause` holds the last failure.
+ * (`reconnect.attemptsMax`) failed. `cause` holds the last failure.
  * `lastAnswer` keeps the last answer a node gave while the client tried (a
  * NOT_READY: which node, its role, the leader it named), also told in the
  * message, so that "no session bound" never hides where the client was

@@ -160,7 +160,7 @@ class OnceRig extends Rig {
   protected createClient(options: Record<string, unknown>): ClientProxy {
     return ClientProxyFactory.create({
       customClass: OnceClientProxy,
-      options: { ...USER, reconnect: { initialDelayMs: 10, maxDelayMs: 100 }, ...options },
+      options: { ...USER, reconnect: { initialDelayMs: 10, delayMsMax: 100 }, ...options },
     });
   }
 

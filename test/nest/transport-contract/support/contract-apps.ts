@@ -93,7 +93,7 @@ export function onceClient(port: number): OnceClientProxy {
     username: 'alice',
     password: USERS.alice,
     queries: ONCE_QUERIES,
-    reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
+    reconnect: { initialDelayMs: 10, delayMsMax: 100 },
   });
 }
 

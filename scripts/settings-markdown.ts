@@ -1,12 +1,26 @@
-import { type SettingSpec, SETTINGS } from './settings';
+import { type SettingSpec } from '@once/settings';
+import { SERVICE_SETTINGS } from '../apps/server/src/config/server-settings';
+
+/**
+ * The settings tables of the configuration reference
+ * (docs/operating/configuration.md), rendered from the rows the reference
+ * service reads: the packages' (`@once/settings`) and its own
+ * (apps/server/src/config/server-settings.ts). A repository script, used by
+ * `npm run settings:readme` and the docs check; no package ships it.
+ */
+
+/** How the line before the generated tables starts. */
+const README_BEGIN_PREFIX = '<!-- settings:begin';
 
 /** The README lines between which the generated tables stand. */
 export const README_BEGIN_MARKER =
-  '<!-- settings:begin (generated from libs/settings/src/settings.ts by `npm run settings:readme`) -->';
+  '<!-- settings:begin (generated from libs/settings/src/settings.ts and apps/server/src/config/server-settings.ts by `npm run settings:readme`) -->';
 export const README_END_MARKER = '<!-- settings:end -->';
 
 /** The markdown the README holds between its markers: the settings table, then the aliases table. */
-export function renderSettingsMarkdown(settings: readonly SettingSpec[] = SETTINGS): string {
+export function renderSettingsMarkdown(
+  settings: readonly SettingSpec[] = SERVICE_SETTINGS,
+): string {
   const rows = settings.map((spec) => [
     code(spec.name),
     spec.env ? code(spec.env) : '-',
@@ -52,15 +66,21 @@ export function readmeSettingsSection(readme: string): string {
   return splitAtMarkers(readme).between.trim();
 }
 
+/**
+ * Splits at the markers. The begin marker is found by its start and runs to
+ * the end of its comment, so that a page whose marker names other sources
+ * (written before they moved) is still rewritten, marker included.
+ */
 function splitAtMarkers(readme: string): { before: string; between: string; after: string } {
-  const begin = readme.indexOf(README_BEGIN_MARKER);
+  const begin = readme.indexOf(README_BEGIN_PREFIX);
+  const beginEnd = begin < 0 ? -1 : readme.indexOf('-->', begin);
   const end = readme.indexOf(README_END_MARKER);
-  if (begin < 0 || end < begin) {
+  if (begin < 0 || beginEnd < 0 || end < beginEnd) {
     throw new Error(`README has no "${README_BEGIN_MARKER}" ... "${README_END_MARKER}" section`);
   }
   return {
     before: readme.slice(0, begin),
-    between: readme.slice(begin + README_BEGIN_MARKER.length, end),
+    between: readme.slice(beginEnd + '-->'.length, end),
     after: readme.slice(end + README_END_MARKER.length),
   };
 }
