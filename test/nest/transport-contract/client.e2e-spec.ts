@@ -2,13 +2,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { types } from 'node:util';
+import {
+  HttpException,
+  InternalServerErrorException,
+  RequestTimeoutException,
+} from '@nestjs/common';
 import { type ClientProxy } from '@nestjs/microservices';
 import { OnceServer, UnsupportedGatewayOptionError } from '@once/gateway';
 import { UnsupportedOptionError } from '@once/nest-client';
 import { Status, randomClientId } from '@once/protocol';
-import { type OnceClient, OutcomeUnknownError } from '@once/sdk';
+import { ConnectError, type OnceClient, OutcomeUnknownError } from '@once/sdk';
 import { RawClient, TcpProxy, eventually, outcomeOf, registrationOf } from '@once/testing';
-import { firstValueFrom, lastValueFrom } from 'rxjs';
+import { catchError, firstValueFrom, lastValueFrom, throwError } from 'rxjs';
 import {
   type ClientRig,
   ONCE_USER,
@@ -154,7 +159,9 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
         await eventually(() => client.unwrap<OnceClient>().stopped, 'the once client to give up');
         expect(errors).toEqual([
           expect.objectContaining({
-            code: 'CONNECT_FAILED',
+            name: 'ProxyConnectError',
+            code: 'ECONNREFUSED',
+            onceCode: 'CONNECT_FAILED',
             // and what the last attempt met
             message: expect.stringMatching(
               /^no session bound after 2 reconnect attempts; the last: .*127\.0\.0\.1:\d+/,
@@ -198,8 +205,34 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
       expect(types.isNativeError(error)).toBe(true);
       await eventually(() => errors.length > 0, "the 'error' listener to be called");
       expect(errors[0]).toBe(error);
-      if (transport === 'nest-tcp') expect(error).toMatchObject({ code: 'ECONNREFUSED' });
-      else expect(error).toMatchObject({ name: 'ConnectError', code: 'CONNECT_FAILED' });
+      expect(error).toMatchObject({ code: 'ECONNREFUSED', syscall: 'connect' });
+      if (transport === 'once') {
+        expect(error).toMatchObject({ name: 'ProxyConnectError', onceCode: 'CONNECT_FAILED' });
+        expect((error as Error).cause).toBeInstanceOf(ConnectError);
+      }
+    });
+
+    it("when a call fails to connect and the app maps the error as NestJS's disconnected-client app does, then it answers 408", async () => {
+      // NestJS's integration app: ECONNREFUSED (or no error) is a 408, anything else a 500.
+      const mapped = await failure(
+        firstValueFrom(
+          rig
+            .client()
+            .send({ cmd: 'none' }, [1, 2, 3])
+            .pipe(
+              catchError((error: { code?: string } | undefined) => {
+                const { code } = error ?? { code: 'CONN_ERR' };
+                return throwError(() =>
+                  code === 'ECONNREFUSED' || code === 'CONN_ERR'
+                    ? new RequestTimeoutException('ECONNREFUSED')
+                    : new InternalServerErrorException(),
+                );
+              }),
+            ),
+        ),
+      );
+      expect(mapped).toBeInstanceOf(HttpException);
+      expect((mapped as HttpException).getStatus()).toBe(408);
     });
 
     it("when 'connect' and 'close' listeners are registered before a failed connect, then TCP forgets them with its failed socket, once keeps them", async () => {

@@ -360,6 +360,28 @@ describe('the server side of NestJS’s TCP transport contract: each scenario on
       },
     );
 
+    it.each([
+      ['a @Query', 'secret.read', CONTRACT.secretInQuery.once],
+      ['a guard', 'secret.guard', CONTRACT.secretInGuard.once],
+    ] as const)(
+      'when %s throws an Error, then a NestJS TCP caller gets NestJS’s answer, and an OnceClientProxy caller the refusal’s code and error id, with NestJS’s answer as rpcError',
+      async (_where, pattern, row) => {
+        // NestJS TCP answers any plain Error the same way (its service has one handler that throws it).
+        const nest = await outcomeOfCall(tcp.client.send('secret.crash', {}));
+        expect(nest.error).toEqual(NEST_INTERNAL_ERROR);
+
+        const { error } = await outcomeOfCall(once.client.send(pattern, {}));
+        expect(error).toBeInstanceOf(CommandRefusedError);
+        expect(error).toMatchObject({
+          code: row.code,
+          message: expect.stringMatching(messagePattern(row.message)) as unknown,
+          rpcError: NEST_INTERNAL_ERROR,
+        });
+        const errorId = /error ([0-9a-f]{12})/.exec((error as Error).message)![1];
+        expect(log.containing(`(error ${errorId})`)).toHaveLength(1);
+      },
+    );
+
     it('when an @Admit step throws an Error holding a secret, then once commits ADMISSION_FAILED with an error id, logged with the secret', async () => {
       const row = CONTRACT.secretInAdmit.once;
       const { reply } = await session.command('secret.admit', {});

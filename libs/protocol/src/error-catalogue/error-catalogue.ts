@@ -770,7 +770,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['CONNECT_FAILED'],
             meaning:
-              "No session bound: no node reachable, or `reconnect.maxAttempts` ran out. `lastAnswer` keeps the last node's NOT_READY.",
+              "No session bound: no node reachable, or `reconnect.maxAttempts` ran out. `lastAnswer` keeps the last node's NOT_READY. Through `OnceClientProxy` the error is a `ProxyConnectError`: `code` is the socket's (`ECONNREFUSED`, …, as NestJS's TCP client gives it), this code is its `onceCode`.",
             remedy:
               'Check the addresses and the nodes; the message says what the last node answered.',
           },
