@@ -11,7 +11,7 @@ import { type ClientProxy } from '@nestjs/microservices';
 import { OnceServer, UnsupportedGatewayOptionError } from '@once/gateway';
 import { UnsupportedOptionError } from '@once/nest-client';
 import { Status, randomClientId } from '@once/protocol';
-import { ConnectError, type OnceClient, OutcomeUnknownError } from '@once/sdk';
+import { CommandRefusedError, ConnectError, type OnceClient, OutcomeUnknownError } from '@once/sdk';
 import { RawClient, TcpProxy, eventually, outcomeOf, registrationOf } from '@once/testing';
 import { catchError, firstValueFrom, lastValueFrom, throwError } from 'rxjs';
 import {
@@ -30,6 +30,9 @@ import {
  * `ClientProxy`, or, where once cannot do the same, a refusal that says why.
  * The last part holds what only once has (its node's side of the same rows).
  */
+
+/** What NestJS answers for a pattern no handler claims. */
+const NO_HANDLER = 'There is no matching message handler defined in the remote service.';
 
 const send = <T>(client: ClientProxy, pattern: unknown, data: unknown): Promise<T> =>
   firstValueFrom(client.send<T>(pattern, data));
@@ -88,6 +91,20 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
     it('when a read the client was never told about is sent, then its handler answers it', async () => {
       const client = rig.client();
       await expect(send(client, 'notes.count', {})).resolves.toBe(0);
+    });
+
+    it('when a pattern no handler claims is sent, then the call fails with NestJS’s sentence (once: refused UNKNOWN_PATTERN, its message holding the sentence and the pattern)', async () => {
+      const error = await failure(send(rig.client(), 'nothing.here', {}));
+      if (transport === 'nest-tcp') {
+        // NestJS's server answers the bare sentence, and its client errors with that string.
+        expect(error).toBe(NO_HANDLER);
+      } else {
+        expect(error).toBeInstanceOf(CommandRefusedError);
+        expect(error).toMatchObject({
+          code: 'UNKNOWN_PATTERN',
+          message: `${NO_HANDLER} (no command handler for pattern "nothing.here")`,
+        });
+      }
     });
 
     it('when an event is emitted, then the observable completes without a value and the handler records it', async () => {
@@ -292,6 +309,25 @@ describe('given a once node', () => {
       commands: ['notes.add', 'sum', '{"cmd":"total"}'],
       queries: ['notes.count'],
     });
+  });
+
+  it('when a QUERY names a pattern no handler claims, then it is refused UNKNOWN_PATTERN with NestJS’s sentence', async () => {
+    const raw = await RawClient.connect(rig.port);
+    try {
+      const client = randomClientId();
+      const { epoch } = registrationOf(
+        await raw.register(client, ONCE_USER.username, ONCE_USER.password),
+      );
+      expect(outcomeOf(await raw.query(client, epoch, 'nothing.here', {}))).toEqual({
+        ok: false,
+        error: {
+          code: 'UNKNOWN_PATTERN',
+          message: `${NO_HANDLER} (no query handler for pattern "nothing.here")`,
+        },
+      });
+    } finally {
+      raw.destroy();
+    }
   });
 
   it('when a @Query pattern arrives as a COMMAND, then it is refused as QUERY_PATTERN, committed, and a retry after a restart gets the same bytes', async () => {

@@ -147,7 +147,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['UNKNOWN_PATTERN'],
             meaning:
-              'No handler for the pattern, or a pattern the MANIFEST in force does not list (a new command before its MANIFEST, a retired one).',
+              'No handler for the pattern, or a pattern the MANIFEST in force does not list (a new command before its MANIFEST, a retired one). The gateway\'s message begins with NestJS\'s own: "There is no matching message handler defined in the remote service."',
             remedy:
               'Check the pattern; in a rolling upgrade, send new commands only after the upgrade.',
           },
