@@ -22,6 +22,8 @@ import {
   clientRig,
   onceRig,
 } from './support/client-rigs';
+import { held } from './support/client-handlers';
+import { outcomeOfCall } from './support/contract-apps';
 
 /**
  * The client half of the transport contract: each scenario runs against
@@ -80,6 +82,58 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
       await client.close();
       await eventually(() => statuses.length === 4, 'the client to report its close');
       expect(statuses).toEqual(['connected', 'disconnected', 'connected', 'disconnected']);
+    });
+
+    it('when ten calls are made at once on a new client (sum-rpc’s concurrent scenario), then each gets its own answer', async () => {
+      const client = rig.client();
+      const batches = Array.from({ length: 10 }, (_, batch) =>
+        Array.from({ length: 10 }, (_, k) => batch * 10 + k + 1),
+      );
+
+      const results = await Promise.all(batches.map((batch) => send<number>(client, 'sum', batch)));
+
+      expect(results).toEqual(batches.map((batch) => batch.reduce((a, b) => a + b, 0)));
+    });
+
+    describe('and a call in flight in its handler', () => {
+      beforeEach(() => held.reset());
+      afterEach(() => held.open());
+
+      const callInFlight = async (client: ClientProxy) => {
+        const outcome = outcomeOfCall(client.send('held.sum', [1, 2]));
+        await eventually(() => held.entered === 1, 'the call to reach its handler');
+        return { outcome };
+      };
+
+      it('when the client closes, then TCP fails the call with "Connection closed", once answers it before it closes', async () => {
+        const client = rig.client();
+        const { outcome } = await callInFlight(client);
+
+        const closing = Promise.resolve(client.close());
+        held.open();
+        await closing;
+
+        if (transport === 'nest-tcp') {
+          expect(await outcome).toEqual({ values: [], error: new Error('Connection closed') });
+        } else {
+          expect(await outcome).toEqual({ values: [3] });
+        }
+      });
+
+      it('when the server closes, then TCP fails the call with "Connection closed", once answers it before it stops', async () => {
+        const client = rig.client();
+        const { outcome } = await callInFlight(client);
+
+        const stopping = rig.stopServer();
+        if (transport === 'nest-tcp') {
+          // The connection is destroyed with the call in its handler.
+          expect(await outcome).toEqual({ values: [], error: new Error('Connection closed') });
+        }
+        held.open();
+        await stopping;
+
+        if (transport === 'once') expect(await outcome).toEqual({ values: [3] });
+      });
     });
 
     it("when an object pattern { cmd: 'total' } is sent, then the handler of that object pattern answers", async () => {
@@ -195,6 +249,17 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
   });
 
   describe('and no server yet', () => {
+    it('when a client is made before the server starts and calls once it runs, then the call connects and succeeds', async () => {
+      const client = rig.client();
+      const statuses: string[] = [];
+      client.status.subscribe((status) => statuses.push(status));
+
+      await rig.startServer();
+
+      await expect(send(client, 'sum', [1, 2])).resolves.toBe(3);
+      expect(statuses).toEqual(['connected']);
+    });
+
     it('when the first call fails to connect and the server then starts on that port, then the next call connects and succeeds', async () => {
       const client = rig.client();
       const statuses: string[] = [];
@@ -307,7 +372,7 @@ describe('given a once node', () => {
     const sdk = (await client.connect()) as OnceClient;
     await expect(sdk.patterns()).resolves.toEqual({
       commands: ['notes.add', 'sum', '{"cmd":"total"}'],
-      queries: ['notes.count'],
+      queries: ['held.sum', 'notes.count'],
     });
   });
 

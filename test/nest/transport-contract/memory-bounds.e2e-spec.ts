@@ -1,18 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
+import { type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, Operation, Status, randomClientId } from '@once/protocol';
-import { encodeFrame } from '@once/protocol/internal';
-import { RawClient, outcomeOf, registrationOf } from '@once/testing';
-import { USERS } from './support/once-service';
+import { Status } from '@once/protocol';
+import { type RawPeer, oncePeer, tcpPeer } from './support/raw-peers';
 import {
-  PAYLOAD,
   type PayloadLimits,
   type PayloadService,
   startOncePayload,
   startTcpPayload,
-} from './support/payload-services';
+} from './support/raw-services';
 
 /*
  * NestJS's `tcp-memory-bounds` spec, on NestJS TCP and on once: a peer must
@@ -28,72 +25,6 @@ const MIB = 1024 * 1024;
 const REQUESTS = 20;
 
 type TransportName = 'nest-tcp' | 'once';
-
-/** A raw peer of one transport: what it writes, and the socket it writes on. */
-interface RawPeer {
-  readonly socket: Socket;
-  /** `count` requests for `{ cmd: 'payload' }`, as one buffer (one write). */
-  payloadRequests(count: number): Buffer;
-  /** The first bytes of a frame that announces far more than follows. */
-  partialFrame(): Buffer;
-  /** Waits for `count` complete replies of `{ cmd: 'payload' }`. */
-  readPayloads(count: number): Promise<void>;
-  /** The status of the next frame (once; NestJS TCP answers nothing there). */
-  nextStatus?(): Promise<number>;
-}
-
-/** NestJS's JSON-socket framing: `<length>#<json>`. */
-const jsonFrame = (value: unknown): string => {
-  const json = JSON.stringify(value);
-  return `${json.length}#${json}`;
-};
-
-async function tcpPeer(port: number): Promise<RawPeer> {
-  const socket = connect(port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  await new Promise((resolve) => socket.once('connect', resolve));
-  return {
-    socket,
-    payloadRequests: (count) =>
-      Buffer.from(
-        Array.from({ length: count }, (_, id) =>
-          jsonFrame({ pattern: { cmd: 'payload' }, data: null, id: String(id) }),
-        ).join(''),
-      ),
-    partialFrame: () => Buffer.from('999999999#partial payload'),
-    readPayloads: (count) =>
-      new Promise((resolve) => {
-        let bytes = 0;
-        socket.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (bytes >= count * PAYLOAD.length) resolve();
-        });
-      }),
-  };
-}
-
-async function oncePeer(port: number): Promise<RawPeer> {
-  const raw = await RawClient.connect(port);
-  const client = randomClientId();
-  const { epoch } = registrationOf(await raw.register(client, 'alice', USERS.alice));
-  const query = encodeFrame(
-    { command: Command.Request, operation: Operation.Query, client, session: epoch },
-    JSON.stringify({ pattern: '{"cmd":"payload"}', data: null }),
-  );
-  return {
-    socket: raw.socket,
-    payloadRequests: (count) => Buffer.concat(Array.from({ length: count }, () => query)),
-    partialFrame: () => query.subarray(0, query.length - 1),
-    readPayloads: async (count) => {
-      for (let i = 0; i < count; i++) {
-        const reply = await raw.next(60_000);
-        expect(reply.header.status).toBe(Status.Ok);
-        expect(outcomeOf(reply)).toEqual({ ok: true, result: PAYLOAD });
-      }
-    },
-    nextStatus: async () => (await raw.next(60_000)).header.status,
-  };
-}
 
 describe.each<TransportName>(['nest-tcp', 'once'])(
   'the memory bounds of NestJS’s TCP transport, on %s',

@@ -10,11 +10,20 @@ import { USERS } from './once-service';
 /** The reply of `{ cmd: 'payload' }`: 1 MiB, as in NestJS's memory-bounds spec. */
 export const PAYLOAD = 'x'.repeat(1024 * 1024);
 
+/** How many times a `{ cmd: 'ping' }` handler ran (NestJS's shutdown spec counts them). */
+export const pings = { count: 0 };
+
 @Controller()
 class TcpPayloadController {
   @MessagePattern({ cmd: 'payload' })
   payload(): string {
     return PAYLOAD;
+  }
+
+  @MessagePattern({ cmd: 'ping' })
+  ping(): string {
+    pings.count++;
+    return 'pong';
   }
 }
 
@@ -26,6 +35,12 @@ class OncePayloadController {
   @Query({ cmd: 'payload' })
   payload(): string {
     return PAYLOAD;
+  }
+
+  @Query({ cmd: 'ping' })
+  ping(): string {
+    pings.count++;
+    return 'pong';
   }
 }
 
@@ -42,7 +57,9 @@ class OncePayloadModule {
 }
 
 /**
- * NestJS's memory-bounds app (`{ cmd: 'payload' }` answers 1 MiB) on one
+ * The app of NestJS's raw-socket TCP specs (memory bounds, shutdown,
+ * pipelined frames: `{ cmd: 'payload' }` answers 1 MiB, `{ cmd: 'ping' }`
+ * answers 'pong' and counts) on one
  * transport, with the server-side sockets it accepted, so that a scenario
  * can wait for the server to drop a peer (a paused peer does not see its
  * own connection reset until it reads again).
