@@ -3,10 +3,12 @@ import { proxyConnectErrorOf } from './proxy-connect.error';
 
 /**
  * The error a `send()` or `emit()` observable fails with, for an error of the
- * SDK. A refusal that carries an RpcException's error object (the node's
- * additive `error.rpcError`) fails with exactly that object, as NestJS's TCP
- * client does: `getError()` when it is an object, `{ status: 'error', message }`
- * when it is a string. A ConnectError becomes a ProxyConnectError (the
+ * SDK. A refusal that carries the error value a NestJS TCP client would get
+ * (the node's additive `error.rpcError`) fails with exactly that value, as
+ * NestJS's TCP client does: an RpcException's object (the node already made
+ * `RpcException('text')` into `{ status: 'error', message: 'text' }`, as
+ * NestJS's own filter does), or whatever an exception filter answered, a
+ * string as a string. A ConnectError becomes a ProxyConnectError (the
  * socket's `code`, as over TCP). Every other error is the SDK's own
  * (CommandRefusedError with its `code`, OutcomeUnknownError, ...), unchanged.
  *
@@ -21,9 +23,7 @@ export function nestErrorOf(error: unknown): unknown {
   if (!(error instanceof CommandRefusedError)) return proxyConnectErrorOf(error);
   const rpcError = error.rpcError;
   if (rpcError === undefined || isUnknownErrorRefusal(error)) return error;
-  return typeof rpcError === 'object' && rpcError !== null
-    ? rpcError
-    : { status: 'error', message: rpcError };
+  return rpcError;
 }
 
 /** NestJS's answer to an exception it does not know. */
