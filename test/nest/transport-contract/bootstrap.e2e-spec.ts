@@ -11,7 +11,9 @@ import {
 import { NestFactory } from '@nestjs/core';
 import {
   type AsyncOptions,
+  type ClientProvider,
   type ClientProviderOptions,
+  type ClientsModuleOptionsFactory,
   type ClientProxy,
   ClientsModule,
   MessagePattern,
@@ -59,32 +61,36 @@ class RpcOptionsProvider {
   static port: number;
 
   getOptions(): MicroserviceOptions {
-    const { transport, port } = RpcOptionsProvider;
-    return transport === 'nest-tcp'
-      ? { transport: Transport.TCP, options: { host: '127.0.0.1', port } }
-      : { strategy: new OnceServer({ port }) };
+    return serverOptionsOf(RpcOptionsProvider.transport, RpcOptionsProvider.port);
   }
+}
+
+/** A client of `transport`'s server on `port`, as `ClientsModule` takes it. */
+function clientOptionsOf(transport: TransportName, port: number): ClientProvider {
+  return transport === 'nest-tcp'
+    ? { transport: Transport.TCP, options: { host: '127.0.0.1', port } }
+    : {
+        customClass: OnceClientProxy,
+        options: { port, username: 'alice', password: USERS.alice },
+      };
+}
+
+/** `transport`'s server on `port`, as `createMicroservice` takes it. */
+function serverOptionsOf(transport: TransportName, port: number): MicroserviceOptions {
+  return transport === 'nest-tcp'
+    ? { transport: Transport.TCP, options: { host: '127.0.0.1', port } }
+    : { strategy: new OnceServer({ port }) };
 }
 
 /** The app of `sum-rpc-async` on `transport`: its handler, the options provider and a registered client. */
 function rpcModule(transport: TransportName, port: number, dataDir: string): DynamicModule {
   class RpcModule {}
-  const client: ClientProviderOptions =
-    transport === 'nest-tcp'
-      ? {
-          name: 'RPC_CLIENT',
-          transport: Transport.TCP,
-          options: { host: '127.0.0.1', port },
-        }
-      : {
-          name: 'RPC_CLIENT',
-          customClass: OnceClientProxy,
-          options: { port, username: 'alice', password: USERS.alice },
-        };
   return {
     module: RpcModule,
     imports: [
-      ClientsModule.register([client]),
+      ClientsModule.register([
+        { name: 'RPC_CLIENT', ...clientOptionsOf(transport, port) } as ClientProviderOptions,
+      ]),
       ...(transport === 'once' ? [OnceModule.forRoot({ dataDir })] : []),
     ],
     controllers: [transport === 'nest-tcp' ? TcpRpcController : OnceRpcController],
@@ -147,13 +153,38 @@ describe.each<TransportName>(['nest-tcp', 'once'])(
       await expect(lastValueFrom(client.send({ cmd: 'sum' }, [1, 2, 3, 4, 5]))).resolves.toBe(15);
     });
 
+    it.each(['useFactory', 'useClass'] as const)(
+      'sum-rpc: given a client from ClientsModule.registerAsync (%s), when it sends, then it gets the sum',
+      async (how) => {
+        const port = await freePort();
+        const options = clientOptionsOf(transport, port);
+        class ClientOptionsFactory implements ClientsModuleOptionsFactory {
+          createClientOptions(): ClientProvider {
+            return options;
+          }
+        }
+        const registered = ClientsModule.registerAsync([
+          how === 'useFactory'
+            ? { name: 'ASYNC_CLIENT', useFactory: () => options }
+            : { name: 'ASYNC_CLIENT', useClass: ClientOptionsFactory },
+        ]);
+        const module = rpcModule(transport, port, join(root, `node-${++nodes}`));
+        app = await NestFactory.createMicroservice<MicroserviceOptions>(
+          { ...module, imports: [...(module.imports ?? []), registered] },
+          { ...serverOptionsOf(transport, port), logger: false },
+        );
+        await app.listen();
+        if (transport === 'once') await app.get(OnceRuntime).whenReady();
+        const client = app.get<ClientProxy>('ASYNC_CLIENT', { strict: false });
+
+        await expect(lastValueFrom(client.send({ cmd: 'sum' }, [1, 2, 3, 4, 5]))).resolves.toBe(15);
+      },
+    );
+
     it('buffer-logs-tcp: given bufferLogs, when the microservice is initialised and never listens, then NestJS 11.2 keeps the logs buffered until flushLogs()', async () => {
       const logger = new CollectingLogger();
       const port = await freePort();
-      const options: MicroserviceOptions =
-        transport === 'nest-tcp'
-          ? { transport: Transport.TCP, options: { host: '127.0.0.1', port } }
-          : { strategy: new OnceServer({ port }) };
+      const options = serverOptionsOf(transport, port);
       app = await NestFactory.createMicroservice<MicroserviceOptions>(
         rpcModule(transport, port, join(root, `node-${++nodes}`)),
         { ...options, bufferLogs: true, logger },
