@@ -12,7 +12,6 @@ import { NestFactory } from '@nestjs/core';
 import {
   type AsyncOptions,
   type ClientProvider,
-  type ClientProviderOptions,
   type ClientsModuleOptionsFactory,
   type ClientProxy,
   ClientsModule,
@@ -88,9 +87,7 @@ function rpcModule(transport: TransportName, port: number, dataDir: string): Dyn
   return {
     module: RpcModule,
     imports: [
-      ClientsModule.register([
-        { name: 'RPC_CLIENT', ...clientOptionsOf(transport, port) } as ClientProviderOptions,
-      ]),
+      ClientsModule.register([{ name: 'RPC_CLIENT', ...clientOptionsOf(transport, port) }]),
       ...(transport === 'once' ? [OnceModule.forRoot({ dataDir })] : []),
     ],
     controllers: [transport === 'nest-tcp' ? TcpRpcController : OnceRpcController],
