@@ -3,7 +3,7 @@ import { ApplicationConfig, type ModulesContainer, type NestContainer } from '@n
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { ExceptionFiltersContext } from '@nestjs/microservices/context/exception-filters-context';
 import { type RpcExceptionsHandler } from '@nestjs/microservices/exceptions/rpc-exceptions-handler';
-import { type ApplyContext, type CommandHandler } from '@once/engine/internal';
+import { type ApplyContext, type CommandHandler, CommandError } from '@once/engine/internal';
 import { isObservable } from 'rxjs';
 import { ReplyNotSingleError } from './reply-shape';
 import { RpcExceptionRefusal } from './rpc-error';
@@ -55,18 +55,45 @@ export class ApplyFailureReporter {
         method,
       );
       host.setType('rpc');
-      this.settle(handler.invokeCustomFilters(exception, host), methodKey);
+      const where = `${instance.constructor.name}.${methodKey}`;
+      this.settle(handler.invokeCustomFilters(exception, host), exception, where, ctx.op);
     };
   }
 
-  /** Runs what a filter returned (NestJS would subscribe to it) and drops its outcome. */
-  private settle(result: unknown, methodKey: string): void {
-    const ignore = (error: unknown) =>
-      this.logger.debug?.(`an exception filter of ${methodKey} answered ${String(error)}`);
+  /**
+   * Runs what a filter returned (NestJS would subscribe to it) and drops its
+   * outcome, saying what happened. A CommandError is passed on unchanged by
+   * the framework's own CommandErrorFilter, which every @Command carries:
+   * that is a refusal the handler chose, committed as it is, and the log
+   * says so rather than that a filter answered (the application may have
+   * none).
+   */
+  private settle(result: unknown, exception: unknown, where: string, op: number): void {
+    const ignore = (answer: unknown) => {
+      if (answer === exception && exception instanceof CommandError) {
+        this.logger.debug?.(
+          `${where} refused op ${op} with CommandError ${exception.code}: a committed refusal, its reply is the refusal (no exception filter changed it)`,
+        );
+        return;
+      }
+      this.logger.debug?.(
+        `an exception filter of ${where} answered ${describeAnswer(answer)} at op ${op}; the committed reply stays the handler's (filters at apply run for their side effects only)`,
+      );
+    };
     if (isObservable(result)) {
       result.subscribe({ error: ignore });
     } else if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
       (result as PromiseLike<unknown>).then(undefined, ignore);
     }
+  }
+}
+
+/** A filter's answer for the log: an error as its name and message, anything else as JSON. */
+function describeAnswer(answer: unknown): string {
+  if (answer instanceof Error) return String(answer);
+  try {
+    return JSON.stringify(answer) ?? String(answer);
+  } catch {
+    return String(answer);
   }
 }

@@ -52,6 +52,11 @@ export class GatewayConnection implements ConnectionView {
   unboundSinceMs = Date.now();
   /** Since when an incomplete frame has been held (0: none), for the slow-peer sweep. */
   partialSinceMs = 0;
+  /**
+   * The slow-peer sweep found more than `writeBufferBytesMax` unread at its
+   * last pass: still so at the next one, the peer is closed.
+   */
+  overWriteLimitAtSweep = false;
 
   private readonly decoder: FrameDecoder;
   /** Frames in arrival order; a framing failure is queued after the frames before it. */
@@ -98,6 +103,11 @@ export class GatewayConnection implements ConnectionView {
     return this.closedValue;
   }
 
+  /** Reply bytes written to the socket that the kernel has not taken yet: what the peer left unread. */
+  get unreadReplyBytes(): number {
+    return this.socket.writableLength;
+  }
+
   /**
    * A frame was begun and not finished in time: answered BAD_FRAME after the
    * frames before it, then the connection closes.
@@ -114,7 +124,9 @@ export class GatewayConnection implements ConnectionView {
    * Queues `frame` for this turn's write. The write-buffer limit is checked
    * when a turn begins, against what earlier turns left unflushed: replies
    * of the current turn (one large reply, a group commit's worth) are not
-   * the peer's fault until it had the chance to read them.
+   * the peer's fault until it had the chance to read them. A burst whose
+   * replies are all written in one turn leaves no later turn to check: the
+   * slow-peer sweep checks those (`overWriteLimitAtSweep`).
    */
   send(frame: Buffer): void {
     if (this.closedValue) return;

@@ -33,7 +33,10 @@ export interface GatewayOptions extends DeprecatedGatewayOptionNames {
    * Reply bytes a peer left unread from earlier event-loop turns; past it the
    * connection is closed (a slow reader must not hold the node's memory). The
    * replies of the current turn do not count, so one large reply or a group
-   * commit's worth never closes a peer that reads.
+   * commit's worth never closes a peer that reads. Replies that all came in
+   * one turn (a burst of requests sent in one write) are checked by the
+   * slow-peer sweep: past the limit at two of its passes in a row (it runs at
+   * least once a second), the connection is closed.
    */
   readonly writeBufferBytesMax?: number;
   /** A frame begun but not finished within this long: BAD_FRAME, and the connection closes. */

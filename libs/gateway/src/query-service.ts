@@ -5,6 +5,7 @@ import { type ParsedRequest, encodeReplyTo, errorBody, okBody } from '@once/prot
 import { type AdmissionHost } from './admission-host';
 import { type HandlerPipeline, refusalOf } from './handler-pipeline';
 import { PATTERN_CATALOGUE_QUERY } from './pattern-catalogue';
+import { unknownPatternMessage } from './unknown-pattern-message';
 
 type Query = Extract<ParsedRequest, { operation: Operation.Query }>;
 
@@ -38,7 +39,7 @@ export class QueryService {
       // Reserved: the node answers it itself, whatever handlers the application has.
       body = okBody(this.pipeline.catalogue());
     } else if (!handler) {
-      body = errorBody('UNKNOWN_PATTERN', `no query handler for pattern "${request.pattern}"`);
+      body = errorBody('UNKNOWN_PATTERN', unknownPatternMessage('query', request.pattern));
     } else {
       try {
         body = okBody((await this.pipeline.runQuery(handler, request.data, context)) ?? null);

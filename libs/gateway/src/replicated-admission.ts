@@ -34,6 +34,7 @@ import { QUERY_PATTERN_CODE, queryPatternMessage } from './pattern-catalogue';
 import { type ReplyRouter } from './reply-router';
 import { answeringChecksum } from './request-checksum';
 import { type InFlightRequest, type SessionFlights } from './session-flights';
+import { unknownPatternMessage } from './unknown-pattern-message';
 
 type Replicated = Extract<ParsedRequest, { operation: Operation.Command | Operation.Logout }>;
 type CommandRequest = Extract<ParsedRequest, { operation: Operation.Command }>;
@@ -513,7 +514,7 @@ function unknownPattern(pattern: string): [string, Refusal] {
       : `${pattern.slice(0, UNKNOWN_PATTERN_CHARS_KEPT)}…`;
   return [
     kept,
-    { code: EngineRefusal.UnknownPattern, message: `no command handler for pattern "${kept}"` },
+    { code: EngineRefusal.UnknownPattern, message: unknownPatternMessage('command', kept) },
   ];
 }
 

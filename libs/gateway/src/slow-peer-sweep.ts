@@ -3,6 +3,7 @@ import { Status } from '@once/protocol';
 import { type GatewayConnection } from './gateway-connection';
 
 export interface SweepLimits {
+  readonly writeBufferBytesMax: number;
   readonly partialFrameTimeoutMs: number;
   readonly idleUnboundTimeoutMs: number;
   readonly unboundTimeoutMs: number;
@@ -13,7 +14,16 @@ export interface SweepLimits {
  * idle without a session, or without a session for `unboundTimeoutMs`
  * whatever they send: a peer must not hold a connection slot and a decoder
  * buffer by sending nothing, nor by sending PINGs and never registering.
- * Runs on an unref'd timer, a few times per shortest limit.
+ *
+ * And connections that leave more than `writeBufferBytesMax` of replies
+ * unread at two passes in a row. The connection checks the limit itself
+ * when a new turn's replies begin, which a peer escapes by asking for every
+ * reply in one write (all of them are then written in one turn, and none
+ * after it): without this pass, such a peer holds all of them in the node's
+ * memory for as long as it keeps the connection open. Two passes, not one,
+ * so that a peer that reads had a whole interval to take a large burst.
+ *
+ * Runs on an unref'd timer, a few times per shortest limit (at least once a second).
  */
 export class SlowPeerSweep {
   private readonly logger = new Logger('OnceGateway');
@@ -42,8 +52,20 @@ export class SlowPeerSweep {
 
   private sweep(): void {
     const now = Date.now();
-    const { partialFrameTimeoutMs, idleUnboundTimeoutMs, unboundTimeoutMs } = this.limits;
+    const { writeBufferBytesMax, partialFrameTimeoutMs, idleUnboundTimeoutMs, unboundTimeoutMs } =
+      this.limits;
     for (const connection of this.connections()) {
+      if (connection.closed) continue;
+      const unread = connection.unreadReplyBytes;
+      const overWriteLimit = unread > writeBufferBytesMax;
+      if (overWriteLimit && connection.overWriteLimitAtSweep) {
+        this.logger.warn(
+          `connection #${connection.id} from ${connection.remote}: ${unread} reply bytes left unread, more than writeBufferBytesMax (${writeBufferBytesMax}); closing`,
+        );
+        connection.destroy();
+        continue;
+      }
+      connection.overWriteLimitAtSweep = overWriteLimit;
       // Unbound since it opened, or since the sweep first saw it lose its session.
       if (connection.binding) connection.unboundSinceMs = 0;
       else if (connection.unboundSinceMs === 0) connection.unboundSinceMs = now;

@@ -60,7 +60,9 @@ interface LiveClient {
  * - `send` emits the result and completes. A refusal errors with the
  *   RpcException's error object when the handler threw one (as over TCP),
  *   else with `CommandRefusedError` (its `code` is the handler's); a request
- *   whose outcome cannot be known errors with `OutcomeUnknownError`.
+ *   whose outcome cannot be known errors with `OutcomeUnknownError`; a
+ *   connect that failed with `ProxyConnectError`, whose `code` is the
+ *   socket's (`ECONNREFUSED`, ...) as over TCP, and `onceCode` once's.
  * - `emit` is exactly-once too: it completes when the command committed (the
  *   handler's result is not emitted, as over TCP). A `@Query` cannot be
  *   emitted ({@link QueryEmitError}).
@@ -184,11 +186,12 @@ export class OnceClientProxy extends ClientProxy<OnceClientProxyEvents> {
     try {
       client = await OnceClient.connect(this.sdkOptions);
     } catch (error) {
+      const failed = nestErrorOf(error);
       // As a TCP socket whose connect failed: status, 'error', then 'close'.
       this.setStatus('disconnected');
-      this.listeners.emit('error', error as Error);
+      this.listeners.emit('error', failed as Error);
       this.listeners.emit('close');
-      throw error;
+      throw failed;
     }
     const live: LiveClient = {
       client,
@@ -230,7 +233,7 @@ export class OnceClientProxy extends ClientProxy<OnceClientProxyEvents> {
   private onStopped(live: LiveClient): void {
     this.linkDown(live);
     const failure = live.client.failure;
-    if (failure) this.listeners.emit('error', failure);
+    if (failure) this.listeners.emit('error', nestErrorOf(failure) as Error);
   }
 
   private setStatus(status: OnceClientStatus): void {

@@ -10,8 +10,8 @@ import { UnsupportedEventError } from './proxy-errors';
  *   connect failed, after its `error`); after a drop the SDK reconnects by
  *   itself and resends what was in doubt;
  * - `error`: requests fail for a transport reason: a connect that failed
- *   (ConnectError, UnauthenticatedError, ...), or a client that gave up for
- *   good (ConnectError after `reconnect.attemptsMax`, ...). A drop the SDK
+ *   (ProxyConnectError, UnauthenticatedError, ...), or a client that gave up
+ *   for good (ProxyConnectError after `reconnect.attemptsMax`, ...). A drop the SDK
  *   recovers from is a `close`, not an `error`: nothing failed.
  */
 export interface OnceClientProxyEvents {

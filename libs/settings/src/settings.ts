@@ -308,7 +308,7 @@ export const SETTINGS = [
     max: 2 ** 40,
     unit: 'bytes',
     description:
-      'reply bytes a peer may leave unread (from earlier event-loop turns) before its connection closes',
+      'reply bytes a peer may leave unread (from earlier event-loop turns, or for a slow-peer sweep interval) before its connection closes',
     layer: 'gateway',
     aliases: {
       names: ['maxWriteBufferBytes'],

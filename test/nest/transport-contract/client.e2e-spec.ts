@@ -2,13 +2,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { types } from 'node:util';
+import {
+  HttpException,
+  InternalServerErrorException,
+  RequestTimeoutException,
+} from '@nestjs/common';
 import { type ClientProxy } from '@nestjs/microservices';
 import { OnceServer, UnsupportedGatewayOptionError } from '@once/gateway';
 import { UnsupportedOptionError } from '@once/nest-client';
 import { Status, randomClientId } from '@once/protocol';
-import { type OnceClient, OutcomeUnknownError } from '@once/sdk';
+import { CommandRefusedError, ConnectError, type OnceClient, OutcomeUnknownError } from '@once/sdk';
 import { RawClient, TcpProxy, eventually, outcomeOf, registrationOf } from '@once/testing';
-import { firstValueFrom, lastValueFrom } from 'rxjs';
+import { catchError, firstValueFrom, lastValueFrom, throwError } from 'rxjs';
 import {
   type ClientRig,
   ONCE_USER,
@@ -17,6 +22,8 @@ import {
   clientRig,
   onceRig,
 } from './support/client-rigs';
+import { held } from './support/client-handlers';
+import { outcomeOfCall } from './support/contract-apps';
 
 /**
  * The client half of the transport contract: each scenario runs against
@@ -25,6 +32,9 @@ import {
  * `ClientProxy`, or, where once cannot do the same, a refusal that says why.
  * The last part holds what only once has (its node's side of the same rows).
  */
+
+/** What NestJS answers for a pattern no handler claims. */
+const NO_HANDLER = 'There is no matching message handler defined in the remote service.';
 
 const send = <T>(client: ClientProxy, pattern: unknown, data: unknown): Promise<T> =>
   firstValueFrom(client.send<T>(pattern, data));
@@ -74,6 +84,58 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
       expect(statuses).toEqual(['connected', 'disconnected', 'connected', 'disconnected']);
     });
 
+    it('when ten calls are made at once on a new client (sum-rpc’s concurrent scenario), then each gets its own answer', async () => {
+      const client = rig.client();
+      const batches = Array.from({ length: 10 }, (_, batch) =>
+        Array.from({ length: 10 }, (_, k) => batch * 10 + k + 1),
+      );
+
+      const results = await Promise.all(batches.map((batch) => send<number>(client, 'sum', batch)));
+
+      expect(results).toEqual(batches.map((batch) => batch.reduce((a, b) => a + b, 0)));
+    });
+
+    describe('and a call in flight in its handler', () => {
+      beforeEach(() => held.reset());
+      afterEach(() => held.open());
+
+      const callInFlight = async (client: ClientProxy) => {
+        const outcome = outcomeOfCall(client.send('held.sum', [1, 2]));
+        await eventually(() => held.entered === 1, 'the call to reach its handler');
+        return { outcome };
+      };
+
+      it('when the client closes, then TCP fails the call with "Connection closed", once answers it before it closes', async () => {
+        const client = rig.client();
+        const { outcome } = await callInFlight(client);
+
+        const closing = Promise.resolve(client.close());
+        held.open();
+        await closing;
+
+        if (transport === 'nest-tcp') {
+          expect(await outcome).toEqual({ values: [], error: new Error('Connection closed') });
+        } else {
+          expect(await outcome).toEqual({ values: [3] });
+        }
+      });
+
+      it('when the server closes, then TCP fails the call with "Connection closed", once answers it before it stops', async () => {
+        const client = rig.client();
+        const { outcome } = await callInFlight(client);
+
+        const stopping = rig.stopServer();
+        if (transport === 'nest-tcp') {
+          // The connection is destroyed with the call in its handler.
+          expect(await outcome).toEqual({ values: [], error: new Error('Connection closed') });
+        }
+        held.open();
+        await stopping;
+
+        if (transport === 'once') expect(await outcome).toEqual({ values: [3] });
+      });
+    });
+
     it("when an object pattern { cmd: 'total' } is sent, then the handler of that object pattern answers", async () => {
       const client = rig.client();
       await expect(send(client, { cmd: 'total' }, [1, 2, 3])).resolves.toBe(6);
@@ -83,6 +145,20 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
     it('when a read the client was never told about is sent, then its handler answers it', async () => {
       const client = rig.client();
       await expect(send(client, 'notes.count', {})).resolves.toBe(0);
+    });
+
+    it('when a pattern no handler claims is sent, then the call fails with NestJS’s sentence (once: refused UNKNOWN_PATTERN, its message holding the sentence and the pattern)', async () => {
+      const error = await failure(send(rig.client(), 'nothing.here', {}));
+      if (transport === 'nest-tcp') {
+        // NestJS's server answers the bare sentence, and its client errors with that string.
+        expect(error).toBe(NO_HANDLER);
+      } else {
+        expect(error).toBeInstanceOf(CommandRefusedError);
+        expect(error).toMatchObject({
+          code: 'UNKNOWN_PATTERN',
+          message: `${NO_HANDLER} (no command handler for pattern "nothing.here")`,
+        });
+      }
     });
 
     it('when an event is emitted, then the observable completes without a value and the handler records it', async () => {
@@ -154,7 +230,9 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
         await eventually(() => client.unwrap<OnceClient>().stopped, 'the once client to give up');
         expect(errors).toEqual([
           expect.objectContaining({
-            code: 'CONNECT_FAILED',
+            name: 'ProxyConnectError',
+            code: 'ECONNREFUSED',
+            onceCode: 'CONNECT_FAILED',
             // and what the last attempt met
             message: expect.stringMatching(
               /^no session bound after 2 reconnect attempts; the last: .*127\.0\.0\.1:\d+/,
@@ -171,6 +249,17 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
   });
 
   describe('and no server yet', () => {
+    it('when a client is made before the server starts and calls once it runs, then the call connects and succeeds', async () => {
+      const client = rig.client();
+      const statuses: string[] = [];
+      client.status.subscribe((status) => statuses.push(status));
+
+      await rig.startServer();
+
+      await expect(send(client, 'sum', [1, 2])).resolves.toBe(3);
+      expect(statuses).toEqual(['connected']);
+    });
+
     it('when the first call fails to connect and the server then starts on that port, then the next call connects and succeeds', async () => {
       const client = rig.client();
       const statuses: string[] = [];
@@ -198,8 +287,34 @@ describe.each(TRANSPORTS)('given a ClientProxy of the %s transport', (transport)
       expect(types.isNativeError(error)).toBe(true);
       await eventually(() => errors.length > 0, "the 'error' listener to be called");
       expect(errors[0]).toBe(error);
-      if (transport === 'nest-tcp') expect(error).toMatchObject({ code: 'ECONNREFUSED' });
-      else expect(error).toMatchObject({ name: 'ConnectError', code: 'CONNECT_FAILED' });
+      expect(error).toMatchObject({ code: 'ECONNREFUSED', syscall: 'connect' });
+      if (transport === 'once') {
+        expect(error).toMatchObject({ name: 'ProxyConnectError', onceCode: 'CONNECT_FAILED' });
+        expect((error as Error).cause).toBeInstanceOf(ConnectError);
+      }
+    });
+
+    it("when a call fails to connect and the app maps the error as NestJS's disconnected-client app does, then it answers 408", async () => {
+      // NestJS's integration app: ECONNREFUSED (or no error) is a 408, anything else a 500.
+      const mapped = await failure(
+        firstValueFrom(
+          rig
+            .client()
+            .send({ cmd: 'none' }, [1, 2, 3])
+            .pipe(
+              catchError((error: { code?: string } | undefined) => {
+                const { code } = error ?? { code: 'CONN_ERR' };
+                return throwError(() =>
+                  code === 'ECONNREFUSED' || code === 'CONN_ERR'
+                    ? new RequestTimeoutException('ECONNREFUSED')
+                    : new InternalServerErrorException(),
+                );
+              }),
+            ),
+        ),
+      );
+      expect(mapped).toBeInstanceOf(HttpException);
+      expect((mapped as HttpException).getStatus()).toBe(408);
     });
 
     it("when 'connect' and 'close' listeners are registered before a failed connect, then TCP forgets them with its failed socket, once keeps them", async () => {
@@ -257,8 +372,27 @@ describe('given a once node', () => {
     const sdk = (await client.connect()) as OnceClient;
     await expect(sdk.patterns()).resolves.toEqual({
       commands: ['notes.add', 'sum', '{"cmd":"total"}'],
-      queries: ['notes.count'],
+      queries: ['held.sum', 'notes.count'],
     });
+  });
+
+  it('when a QUERY names a pattern no handler claims, then it is refused UNKNOWN_PATTERN with NestJS’s sentence', async () => {
+    const raw = await RawClient.connect(rig.port);
+    try {
+      const client = randomClientId();
+      const { epoch } = registrationOf(
+        await raw.register(client, ONCE_USER.username, ONCE_USER.password),
+      );
+      expect(outcomeOf(await raw.query(client, epoch, 'nothing.here', {}))).toEqual({
+        ok: false,
+        error: {
+          code: 'UNKNOWN_PATTERN',
+          message: `${NO_HANDLER} (no query handler for pattern "nothing.here")`,
+        },
+      });
+    } finally {
+      raw.destroy();
+    }
   });
 
   it('when a @Query pattern arrives as a COMMAND, then it is refused as QUERY_PATTERN, committed, and a retry after a restart gets the same bytes', async () => {

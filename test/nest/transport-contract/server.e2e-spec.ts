@@ -2,13 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HandlerDiscoveryError, OnceRuntime, ForeignHandlerError } from '@once/framework';
+import { OnceServer } from '@once/gateway';
+import { NestFactory } from '@nestjs/core';
 import { type Frame } from '@once/protocol';
 import { CommandRefusedError } from '@once/sdk';
 import { RawClient, TcpProxy, eventually, outcomeOf } from '@once/testing';
-import { lastValueFrom } from 'rxjs';
+import { firstValueFrom, lastValueFrom } from 'rxjs';
 import {
   AsyncSumController,
   NotificationsController,
+  RefusingController,
   onceModuleWith,
   startHybridNotifications,
 } from './support/bootstrap-modules';
@@ -360,6 +363,28 @@ describe('the server side of NestJS’s TCP transport contract: each scenario on
       },
     );
 
+    it.each([
+      ['a @Query', 'secret.read', CONTRACT.secretInQuery.once],
+      ['a guard', 'secret.guard', CONTRACT.secretInGuard.once],
+    ] as const)(
+      'when %s throws an Error, then a NestJS TCP caller gets NestJS’s answer, and an OnceClientProxy caller the refusal’s code and error id, with NestJS’s answer as rpcError',
+      async (_where, pattern, row) => {
+        // NestJS TCP answers any plain Error the same way (its service has one handler that throws it).
+        const nest = await outcomeOfCall(tcp.client.send('secret.crash', {}));
+        expect(nest.error).toEqual(NEST_INTERNAL_ERROR);
+
+        const { error } = await outcomeOfCall(once.client.send(pattern, {}));
+        expect(error).toBeInstanceOf(CommandRefusedError);
+        expect(error).toMatchObject({
+          code: row.code,
+          message: expect.stringMatching(messagePattern(row.message)) as unknown,
+          rpcError: NEST_INTERNAL_ERROR,
+        });
+        const errorId = /error ([0-9a-f]{12})/.exec((error as Error).message)![1];
+        expect(log.containing(`(error ${errorId})`)).toHaveLength(1);
+      },
+    );
+
     it('when an @Admit step throws an Error holding a secret, then once commits ADMISSION_FAILED with an error id, logged with the secret', async () => {
       const row = CONTRACT.secretInAdmit.once;
       const { reply } = await session.command('secret.admit', {});
@@ -423,6 +448,42 @@ describe('the server side of NestJS’s TCP transport contract: each scenario on
       }
       expect(filterCalls.length).toBe(calls);
       expect(log.containing('failed at op').length).toBe(failureLines);
+    });
+  });
+
+  describe('given a once service with no exception filter whose @Command refuses with a CommandError', () => {
+    let service: { close(): Promise<void> } | undefined;
+    afterAll(() => service?.close());
+
+    it('when a client sends it, then the refusal is committed, and the log says it was a refusal, not that a filter answered', async () => {
+      const strategy = new OnceServer({ port: 0 });
+      const app = await NestFactory.createMicroservice(
+        onceModuleWith(join(root, 'refusing'), [RefusingController]),
+        { strategy, logger: log },
+      );
+      await app.listen();
+      await app.get(OnceRuntime).whenReady();
+      const client = onceClient(strategy.address()!.port);
+      service = {
+        close: async () => {
+          await client.close();
+          await app.close();
+        },
+      };
+
+      const error = await firstValueFrom(client.send('charge', {})).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CommandRefusedError);
+      expect(error).toMatchObject({
+        code: 'INSUFFICIENT_FUNDS',
+        message: 'the balance is too low',
+      });
+
+      expect(log.containing('exception filter of RefusingController')).toEqual([]);
+      expect(log.containing('RefusingController.charge')).toEqual([
+        expect.stringMatching(
+          /^DEBUG RefusingController\.charge refused op [0-9]+ with CommandError INSUFFICIENT_FUNDS: a committed refusal, its reply is the refusal \(no exception filter changed it\) Once$/,
+        ) as unknown,
+      ]);
     });
   });
 });

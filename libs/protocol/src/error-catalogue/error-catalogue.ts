@@ -147,7 +147,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['UNKNOWN_PATTERN'],
             meaning:
-              'No handler for the pattern, or a pattern the MANIFEST in force does not list (a new command before its MANIFEST, a retired one).',
+              'No handler for the pattern, or a pattern the MANIFEST in force does not list (a new command before its MANIFEST, a retired one). The gateway\'s message begins with NestJS\'s own: "There is no matching message handler defined in the remote service."',
             remedy:
               'Check the pattern; in a rolling upgrade, send new commands only after the upgrade.',
           },
@@ -770,7 +770,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['CONNECT_FAILED'],
             meaning:
-              "No session bound: no node reachable, or `reconnect.attemptsMax` ran out. `lastAnswer` keeps the last node's NOT_READY.",
+              "No session bound: no node reachable, or `reconnect.attemptsMax` ran out. `lastAnswer` keeps the last node's NOT_READY. Through `OnceClientProxy` the error is a `ProxyConnectError`: `code` is the socket's (`ECONNREFUSED`, …, as NestJS's TCP client gives it), this code is its `onceCode`.",
             remedy:
               'Check the addresses and the nodes; the message says what the last node answered.',
           },

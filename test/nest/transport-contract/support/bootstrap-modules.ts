@@ -13,7 +13,13 @@ import {
   EventPattern,
   Transport,
 } from '@nestjs/microservices';
-import { Command, ONCE_AUTHENTICATOR, OnceModule, OnceRuntime } from '@once/framework';
+import {
+  Command,
+  CommandError,
+  ONCE_AUTHENTICATOR,
+  OnceModule,
+  OnceRuntime,
+} from '@once/framework';
 import { OnceServer } from '@once/gateway';
 import { StaticAuthenticator } from '@once/testing';
 import { USERS } from './once-service';
@@ -25,6 +31,15 @@ export class AsyncSumController {
   @Command('sum.async')
   async asyncSum(data: number[]): Promise<number> {
     return Promise.resolve(data.reduce((a, b) => a + b, 0));
+  }
+}
+
+/** A @Command that refuses with a CommandError, in an app with no exception filter. */
+@Controller()
+export class RefusingController {
+  @Command('charge')
+  charge(): never {
+    throw new CommandError('INSUFFICIENT_FUNDS', 'the balance is too low');
   }
 }
 

@@ -186,7 +186,7 @@ export const CONTRACT = {
       message: 'the request failed (error <error id>); the server log has the details',
     },
     onceText:
-      "the error id is logged; `error.rpcError` is NestJS's `{ status: 'error', message: 'Internal server error' }`",
+      "the error id is logged; OnceClientProxy's caller gets CommandRefusedError with this code and message, and NestJS's `{ status: 'error', message: 'Internal server error' }` as its `rpcError`",
   },
   secretInGuard: {
     scenario: 'a guard throws `new Error(…secret…)`',
@@ -197,7 +197,8 @@ export const CONTRACT = {
       code: 'FORBIDDEN',
       message: 'the request failed (error <error id>); the server log has the details',
     },
-    onceText: "a committed refusal; the error id is logged; `error.rpcError` is NestJS's answer",
+    onceText:
+      "a committed refusal; the error id is logged; OnceClientProxy's caller gets CommandRefusedError with this code and message, and NestJS's answer as its `rpcError`",
   },
   secretInAdmit: {
     scenario: 'an `@Admit` step throws `new Error(…secret…)` (once only)',
