@@ -11,7 +11,8 @@
  * breaks this file alone, and `nest-internals.spec.ts` names what moved.
  *
  * A new internal goes here, with what it is and why once needs it, and into
- * the table of `nest-internals.spec.ts` (which fails while it is missing).
+ * the table of `nest-internals.spec.ts` (which fails while it is missing: it
+ * reads the deep imports and the `nest-internal:` marks of this file).
  * `npm run test:nest-lowest` runs that spec against the lowest NestJS
  * version the peer ranges allow.
  */
@@ -32,6 +33,7 @@ import {
 import { ExecutionContextHost as NestExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { type InstanceWrapper as NestInstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { type MsPattern } from '@nestjs/microservices';
+import { type Observable } from 'rxjs';
 import {
   PATTERN_EXTRAS_METADATA as NEST_PATTERN_EXTRAS_METADATA,
   PATTERN_HANDLER_METADATA as NEST_PATTERN_HANDLER_METADATA,
@@ -229,5 +231,19 @@ export type InstanceWrapper = NestInstanceWrapper;
  * whose microservice may have a configuration of its own).
  */
 export function nestContainerOf(moduleRef: ModuleRef): NestContainer {
+  // nest-internal: @nestjs/core ModuleRef.container
   return (moduleRef as unknown as { container: NestContainer }).container;
+}
+
+/**
+ * `ModulesContainer.getRpcTargetRegistry()` (`@nestjs/core`, since 11.1.4;
+ * not documented): every RPC server (transport strategy) of the application,
+ * replayed to a late subscriber, as NestJS creates it. once attaches its
+ * runtime to its own strategies as soon as they exist (a hybrid app may
+ * start its microservices before module init runs), and its metrics find
+ * the once transport there.
+ */
+export function rpcTargetsOf(modules: ModulesContainer): Observable<unknown> {
+  // nest-internal: @nestjs/core ModulesContainer.getRpcTargetRegistry
+  return modules.getRpcTargetRegistry();
 }

@@ -1,0 +1,171 @@
+#!/usr/bin/env node
+'use strict';
+/* global console, process, __dirname */
+/**
+ * The lowest end of the NestJS versions once supports, tested: installs the
+ * lowest versions the peer ranges of @once/framework allow (@nestjs/common,
+ * core and microservices; @nestjs/testing and platform-express, which the
+ * specs use, at core's) into node_modules/.cache/once-nest-lowest, and runs
+ * the NestJS internals spec and the unit specs of the packages that use
+ * NestJS against them. The highest end is the normal suite: package-lock.json
+ * pins the highest versions the ranges allow.
+ *
+ * It also checks that every package's peer range on @nestjs/common, core and
+ * microservices is the same `>=lowest <=highest`, with `highest` the version
+ * package-lock.json pins: a range that claims versions no run tests fails.
+ *
+ * Needs the npm registry the first time (the install is kept, keyed by the
+ * versions). `node scripts/nest-range.js --check-ranges` checks the ranges only.
+ */
+const { execFileSync, spawnSync } = require('node:child_process');
+const {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+/** The NestJS packages whose lowest versions are installed: the peers, and what the specs use. */
+const PEERS = ['@nestjs/common', '@nestjs/core', '@nestjs/microservices'];
+const ALONGSIDE = ['@nestjs/testing', '@nestjs/platform-express'];
+/** The specs run at the lowest end: the adapter's, and those of the packages that use NestJS. */
+const SPECS = ['libs/framework/', 'libs/gateway/', 'libs/nest-client/', 'libs/users/'];
+
+function readJson(path) {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+function fail(message) {
+  console.error(`nest-range: ${message}`);
+  process.exit(1);
+}
+
+/** `{ lowest, highest }` of a `>=lowest <=highest` range, or undefined. */
+function boundsOf(range) {
+  const match = /^>=(\d+\.\d+\.\d+) <=(\d+\.\d+\.\d+)$/.exec(range);
+  return match ? { lowest: match[1], highest: match[2] } : undefined;
+}
+
+/** The lowest version of each peer, from @once/framework's ranges, checked against every package's. */
+function checkedRanges() {
+  const lock = readJson(join(ROOT, 'package-lock.json'));
+  const framework = readJson(join(ROOT, 'libs/framework/package.json')).peerDependencies;
+  const lowest = {};
+  const problems = [];
+  for (const name of PEERS) {
+    const bounds = boundsOf(framework[name] ?? '');
+    const locked = lock.packages[`node_modules/${name}`]?.version;
+    if (!bounds) {
+      problems.push(
+        `libs/framework peer ${name} is "${framework[name]}", not ">=lowest <=highest"`,
+      );
+      continue;
+    }
+    if (bounds.highest !== locked) {
+      problems.push(
+        `libs/framework peer ${name} "${framework[name]}" ends at ${bounds.highest}, but package-lock.json tests ${locked}`,
+      );
+    }
+    lowest[name] = bounds.lowest;
+  }
+  for (const dir of readdirSync(join(ROOT, 'libs'))) {
+    const path = join(ROOT, 'libs', dir, 'package.json');
+    if (!existsSync(path)) continue;
+    const peers = readJson(path).peerDependencies ?? {};
+    for (const name of PEERS) {
+      if (peers[name] !== undefined && peers[name] !== framework[name]) {
+        problems.push(
+          `libs/${dir} peer ${name} is "${peers[name]}", not the tested "${framework[name]}"`,
+        );
+      }
+    }
+  }
+  if (problems.length > 0) fail(`peer ranges out of step:\n  ${problems.join('\n  ')}`);
+  return lowest;
+}
+
+/** Installs `versions` (name → exact version) into a directory of their own, once. */
+function install(versions) {
+  const key = Object.entries(versions)
+    .map(([name, version]) => `${name.replace('@nestjs/', '')}-${version}`)
+    .join('_');
+  const dir = join(ROOT, 'node_modules/.cache/once-nest-lowest', key);
+  const installed = () =>
+    Object.entries(versions).every(([name, version]) => {
+      const path = join(dir, 'node_modules', name, 'package.json');
+      return existsSync(path) && readJson(path).version === version;
+    });
+  if (installed()) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'once-nest-lowest', private: true, dependencies: versions }, null, 2),
+  );
+  console.log(`nest-range: installing ${JSON.stringify(versions)} into ${dir}`);
+  // Peers (rxjs, reflect-metadata) are not installed: they resolve to the repository's own,
+  // one copy for the specs and for NestJS. No scripts run: NestJS's packages have none to run.
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-package-lock',
+      '--legacy-peer-deps',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      '--workspaces=false',
+    ],
+    { cwd: dir, stdio: 'inherit' },
+  );
+  if (!installed()) fail(`npm did not install ${JSON.stringify(versions)} into ${dir}`);
+  return dir;
+}
+
+function main() {
+  const lowest = checkedRanges();
+  if (process.argv.includes('--check-ranges')) {
+    console.log(`nest-range: peer ranges in step, lowest ${JSON.stringify(lowest)}`);
+    return;
+  }
+  const versions = { ...lowest };
+  for (const name of ALONGSIDE) versions[name] = lowest['@nestjs/core'];
+  const dir = install(versions);
+  const config = readJson(join(ROOT, 'package.json')).jest;
+  const nest = [...PEERS, ...ALONGSIDE].map((name) => name.replace('@nestjs/', '')).join('|');
+  const jestConfig = {
+    ...config,
+    rootDir: ROOT,
+    moduleNameMapper: {
+      // Every @nestjs/* require, from the specs, the sources and NestJS itself, to the install.
+      [`^@nestjs/(${nest})((/.*)?)$`]: `${dir}/node_modules/@nestjs/$1$2`,
+      ...config.moduleNameMapper,
+    },
+  };
+  const run = spawnSync(
+    process.execPath,
+    [
+      require.resolve('jest/bin/jest', { paths: [ROOT] }),
+      '--config',
+      JSON.stringify(jestConfig),
+      ...SPECS,
+    ],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, ONCE_NEST_EXPECTED_VERSIONS: JSON.stringify(lowest) },
+    },
+  );
+  if (run.status !== 0) fail(`the specs fail on the lowest NestJS ${JSON.stringify(versions)}`);
+  console.log(`nest-range: the specs pass on the lowest NestJS ${JSON.stringify(versions)}`);
+}
+
+main();
