@@ -12,7 +12,8 @@
  *
  * It also checks that every package's peer range on @nestjs/common, core and
  * microservices is the same `>=lowest <=highest`, with `highest` the version
- * package-lock.json pins: a range that claims versions no run tests fails.
+ * package-lock.json pins, and that the NestJS transport guide states it: a
+ * range that claims versions no run tests fails.
  *
  * Needs the npm registry the first time (the install is kept, keyed by the
  * versions). `node scripts/nest-range.js --check-ranges` checks the ranges only.
@@ -32,6 +33,8 @@ const ROOT = join(__dirname, '..');
 /** The NestJS packages whose lowest versions are installed: the peers, and what the specs use. */
 const PEERS = ['@nestjs/common', '@nestjs/core', '@nestjs/microservices'];
 const ALONGSIDE = ['@nestjs/testing', '@nestjs/platform-express'];
+/** Where the supported versions are stated. */
+const GUIDE = 'docs/guides/nestjs-transport.md';
 /** The specs run at the lowest end: the adapter's, and those of the packages that use NestJS. */
 const SPECS = ['libs/framework/', 'libs/gateway/', 'libs/nest-client/', 'libs/users/'];
 
@@ -82,6 +85,13 @@ function checkedRanges() {
           `libs/${dir} peer ${name} is "${peers[name]}", not the tested "${framework[name]}"`,
         );
       }
+    }
+  }
+  const guide = readFileSync(join(ROOT, GUIDE), 'utf8');
+  for (const name of PEERS) {
+    const bounds = boundsOf(framework[name] ?? '');
+    if (bounds && !guide.includes(`${bounds.lowest} to ${bounds.highest}`)) {
+      problems.push(`${GUIDE} does not state ${name}'s "${bounds.lowest} to ${bounds.highest}"`);
     }
   }
   if (problems.length > 0) fail(`peer ranges out of step:\n  ${problems.join('\n  ')}`);
