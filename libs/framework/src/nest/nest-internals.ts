@@ -3,10 +3,10 @@
  *
  * NestJS's semver covers what its packages export from their roots
  * (`@nestjs/core`, `@nestjs/microservices`, ...); a file reached by a deep
- * path (`@nestjs/core/helpers/...`) or a non-public field may move or change
- * in any release. once needs a few of them to run a handler's pipeline as
- * NestJS would (its exception filters, its metadata keys, its pattern
- * routes). Every one is imported here and only here (an ESLint rule forbids
+ * path (`@nestjs/core/helpers/...`), a non-public field or an undocumented
+ * member may move or change in any release. once needs a few of them to run
+ * a handler's pipeline as NestJS would (its exception filters, its metadata
+ * keys, its pattern routes) and to find its transports. Every one is imported here and only here (an ESLint rule forbids
  * deep `@nestjs/*` imports elsewhere), so a NestJS release that moves one
  * breaks this file alone, and `nest-internals.spec.ts` names what moved.
  *
