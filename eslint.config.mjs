@@ -54,6 +54,14 @@ export default tseslint.config(
           ],
         },
       ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ':matches(CallExpression[callee.name="require"], ImportExpression) > Literal[value=/^@nestjs\\u002F[^\\u002F]+\\u002F/]',
+          message: `A deep @nestjs/* path is a NestJS internal, not covered by its semver: load it in ${NEST_INTERNALS} (with its entry in the table of its spec) and import it from there.`,
+        },
+      ],
     },
   },
   {
