@@ -11,9 +11,10 @@
  * pins the highest versions the ranges allow.
  *
  * It also checks that every package's peer range on @nestjs/common, core and
- * microservices is the same `>=lowest <=highest`, with `highest` the version
- * package-lock.json pins, and that the NestJS transport guide states it: a
- * range that claims versions no run tests fails.
+ * microservices is the same `^lowest`, and that the NestJS transport guide
+ * states the tested range, from the lowest to the version package-lock.json
+ * pins. (The ranges have no upper bound within 11.x: with one, npm refuses to
+ * install once beside a NestJS released after it, ERESOLVE.)
  *
  * Needs the npm registry the first time (the install is kept, keyed by the
  * versions). `node scripts/nest-range.js --check-ranges` checks the ranges only.
@@ -72,33 +73,33 @@ function fail(message) {
   process.exit(1);
 }
 
-/** `{ lowest, highest }` of a `>=lowest <=highest` range, or undefined. */
-function boundsOf(range) {
-  const match = /^>=(\d+\.\d+\.\d+) <=(\d+\.\d+\.\d+)$/.exec(range);
-  return match ? { lowest: match[1], highest: match[2] } : undefined;
+/** The lowest version of a `^lowest` range, or undefined. */
+function lowestOf(range) {
+  return /^\^(\d+\.\d+\.\d+)$/.exec(range)?.[1];
 }
 
-/** The lowest version of each peer, from @once/framework's ranges, checked against every package's. */
+/**
+ * The lowest version of each peer, from @once/framework's ranges, checked against every
+ * package's and against the guide, which states the tested range: from the lowest to the
+ * version package-lock.json pins.
+ */
 function checkedRanges() {
   const lock = readJson(join(ROOT, 'package-lock.json'));
   const framework = readJson(join(ROOT, 'libs/framework/package.json')).peerDependencies;
+  const guide = readFileSync(join(ROOT, GUIDE), 'utf8');
   const lowest = {};
   const problems = [];
   for (const name of PEERS) {
-    const bounds = boundsOf(framework[name] ?? '');
+    const low = lowestOf(framework[name] ?? '');
     const locked = lock.packages[`node_modules/${name}`]?.version;
-    if (!bounds) {
-      problems.push(
-        `libs/framework peer ${name} is "${framework[name]}", not ">=lowest <=highest"`,
-      );
+    if (!low) {
+      problems.push(`libs/framework peer ${name} is "${framework[name]}", not "^lowest"`);
       continue;
     }
-    if (bounds.highest !== locked) {
-      problems.push(
-        `libs/framework peer ${name} "${framework[name]}" ends at ${bounds.highest}, but package-lock.json tests ${locked}`,
-      );
+    if (!guide.includes(`${low} to ${locked}`)) {
+      problems.push(`${GUIDE} does not state ${name}'s tested "${low} to ${locked}"`);
     }
-    lowest[name] = bounds.lowest;
+    lowest[name] = low;
   }
   for (const dir of readdirSync(join(ROOT, 'libs'))) {
     const path = join(ROOT, 'libs', dir, 'package.json');
@@ -110,13 +111,6 @@ function checkedRanges() {
           `libs/${dir} peer ${name} is "${peers[name]}", not the tested "${framework[name]}"`,
         );
       }
-    }
-  }
-  const guide = readFileSync(join(ROOT, GUIDE), 'utf8');
-  for (const name of PEERS) {
-    const bounds = boundsOf(framework[name] ?? '');
-    if (bounds && !guide.includes(`${bounds.lowest} to ${bounds.highest}`)) {
-      problems.push(`${GUIDE} does not state ${name}'s "${bounds.lowest} to ${bounds.highest}"`);
     }
   }
   if (problems.length > 0) fail(`peer ranges out of step:\n  ${problems.join('\n  ')}`);
