@@ -7,8 +7,8 @@
  * core and microservices; @nestjs/testing and platform-express, which the
  * specs use, at core's) into node_modules/.cache/once-nest-lowest, and runs
  * against them the NestJS internals spec, the unit specs of the packages that
- * use NestJS and the in-process NestJS e2e suites (see RUNS). The highest end is the normal suite: package-lock.json
- * pins the highest versions the ranges allow.
+ * use NestJS and the in-process NestJS e2e suites (see RUNS). The highest end
+ * tested is the normal suite's: the versions package-lock.json pins.
  *
  * It also checks that every package's peer range on @nestjs/common, core and
  * microservices is the same `^lowest`, and that the NestJS transport guide

@@ -45,7 +45,7 @@ import {
  * path that is gone fails its own row, not the whole file.
  *
  * The normal suite runs it against the versions package-lock.json pins (the
- * highest of the peer ranges); `npm run test:nest-lowest` against the
+ * highest tested); `npm run test:nest-lowest` against the
  * lowest, with ONCE_NEST_EXPECTED_VERSIONS naming the versions it installed.
  * The first test checks they are the ones loaded.
  */
