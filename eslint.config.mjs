@@ -3,6 +3,9 @@ import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+/** The one file that may import NestJS internals (deep @nestjs/* paths). */
+const NEST_INTERNALS = 'libs/framework/src/nest/nest-internals.ts';
+
 export default tseslint.config(
   {
     ignores: [
@@ -33,6 +36,32 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-console': 'off',
+    },
+  },
+  {
+    // NestJS's semver covers its packages' roots only: a deep path may move in any release.
+    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+    ignores: [NEST_INTERNALS],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@nestjs/[^/]+/.+',
+              message: `A deep @nestjs/* path is a NestJS internal, not covered by its semver: import it in ${NEST_INTERNALS} (with its entry in the table of its spec) and import it from there.`,
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ':matches(CallExpression[callee.name="require"], ImportExpression) > Literal[value=/^@nestjs\\u002F[^\\u002F]+\\u002F/]',
+          message: `A deep @nestjs/* path is a NestJS internal, not covered by its semver: load it in ${NEST_INTERNALS} (with its entry in the table of its spec) and import it from there.`,
+        },
+      ],
     },
   },
   {

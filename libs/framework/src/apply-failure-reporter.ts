@@ -1,10 +1,13 @@
 import { Logger, type Type } from '@nestjs/common';
-import { ApplicationConfig, type ModulesContainer, type NestContainer } from '@nestjs/core';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { ExceptionFiltersContext } from '@nestjs/microservices/context/exception-filters-context';
-import { type RpcExceptionsHandler } from '@nestjs/microservices/exceptions/rpc-exceptions-handler';
+import { ApplicationConfig, type ModulesContainer } from '@nestjs/core';
 import { type ApplyContext, type CommandHandler, CommandError } from '@once/engine/internal';
 import { isObservable } from 'rxjs';
+import {
+  type RpcExceptionFilters,
+  type RpcExceptionsHandler,
+  rpcExceptionFilters,
+  executionContextOf,
+} from './nest/nest-internals';
 import { ReplyNotSingleError } from './reply-shape';
 import { RpcExceptionRefusal } from './rpc-error';
 
@@ -32,12 +35,10 @@ type ReportFailure = NonNullable<CommandHandler['reportFailure']>;
  */
 export class ApplyFailureReporter {
   private readonly logger = new Logger('Once');
-  private readonly filters: ExceptionFiltersContext;
+  private readonly filters: RpcExceptionFilters;
 
   constructor(modules: ModulesContainer, config: ApplicationConfig | undefined) {
-    // The filter context reads only the modules of the container (to find filter instances).
-    const container = { getModules: () => modules } as unknown as NestContainer;
-    this.filters = new ExceptionFiltersContext(container, config ?? new ApplicationConfig());
+    this.filters = rpcExceptionFilters(modules, config ?? new ApplicationConfig());
   }
 
   /** The reporter of `instance[methodKey]` (a @Command's admission stub, where its filters are declared). */
@@ -49,12 +50,12 @@ export class ApplyFailureReporter {
       const exception = error instanceof RpcExceptionRefusal ? error.exception : error;
       // Built at the first failure: filters given as classes are instances by then.
       handler ??= this.filters.create(instance, method, moduleKey ?? '');
-      const host = new ExecutionContextHost(
+      const host = executionContextOf(
+        'rpc',
         [data, ctx],
         instance.constructor as Type<unknown>,
         method,
       );
-      host.setType('rpc');
       const where = `${instance.constructor.name}.${methodKey}`;
       this.settle(handler.invokeCustomFilters(exception, host), exception, where, ctx.op);
     };

@@ -1,12 +1,12 @@
+import { type ApplicationConfig } from '@nestjs/core';
 import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
   INTERCEPTORS_METADATA,
   PIPES_METADATA,
   ROUTE_ARGS_METADATA,
-} from '@nestjs/common/constants';
-import { type ApplicationConfig } from '@nestjs/core';
-import { RpcParamtype } from '@nestjs/microservices/enums/rpc-paramtype.enum';
+  RpcParamtype,
+} from './nest/nest-internals';
 import { CommandErrorFilter } from './command-error.filter';
 import { isOnceStageFactory } from './decorators/once-pipeline';
 import { ONCE_COMMAND_METADATA } from './once.constants';

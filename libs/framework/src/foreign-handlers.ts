@@ -1,11 +1,11 @@
+import { methodNamesOf } from './handler-scan';
 import {
   PATTERN_EXTRAS_METADATA,
   PATTERN_HANDLER_METADATA,
   PATTERN_METADATA,
+  PatternHandler,
   TRANSPORT_METADATA,
-} from '@nestjs/microservices/constants';
-import { PatternHandler } from '@nestjs/microservices/enums/pattern-handler.enum';
-import { methodNamesOf } from './handler-scan';
+} from './nest/nest-internals';
 import { type OncePattern, patternLabel, routeOf } from './once-pattern';
 import { ONCE_PATTERN_KIND, ONCE_TRANSPORT } from './once.constants';
 

@@ -1,7 +1,6 @@
 import { type CommandDisclosure, commandDisclosureOf } from './command-disclosure';
 import { Injectable } from '@nestjs/common';
 import { DiscoveryService, ModuleRef, ModulesContainer, type NestContainer } from '@nestjs/core';
-import { type InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { ApplyFailureReporter } from './apply-failure-reporter';
 import { BareAdmission } from './bare-admission';
 import { type ForeignHandler, foreignHandlersOf } from './foreign-handlers';
@@ -12,6 +11,7 @@ import {
   scanHandlers,
   stateMetadataOf,
 } from './handler-scan';
+import { type InstanceWrapper, nestContainerOf } from './nest/nest-internals';
 import { ONCE_COMMAND_METADATA } from './once.constants';
 
 /**
@@ -114,16 +114,13 @@ export class HandlerExplorer {
     return found;
   }
 
-  /**
-   * The application's configuration (its global filters). NestJS offers no
-   * provider for it; every ModuleRef holds the application's container.
-   */
+  /** The application's configuration (its global filters): NestJS offers no provider for it. */
   private applicationConfig() {
     return this.container().applicationConfig;
   }
 
   private container(): NestContainer {
-    return (this.moduleRef as unknown as { container: NestContainer }).container;
+    return nestContainerOf(this.moduleRef);
   }
 
   private isOnceRelevant(wrapper: InstanceWrapper): boolean {

@@ -1,5 +1,5 @@
 import { type MsPattern } from '@nestjs/microservices';
-import { transformPatternToRoute } from '@nestjs/microservices/utils';
+import { transformPatternToRoute } from './nest/nest-internals';
 
 /**
  * A pattern as `@Command`, `@Query` and `@Admit` take it: a name

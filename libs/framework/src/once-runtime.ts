@@ -27,6 +27,7 @@ import { HandlerExplorer } from './handler-explorer';
 import { type OnceAuthenticator } from './once-authenticator.interface';
 import { journalHooksOf } from './journal-hooks';
 import { type OnceModuleOptions } from './once-module-options.interface';
+import { rpcTargetsOf } from './nest/nest-internals';
 import { isOnceRuntimeConsumer } from './once-runtime-consumer.interface';
 import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS, ONCE_TRANSPORT } from './once.constants';
 
@@ -83,7 +84,7 @@ export class OnceRuntime
     this.openPromise.catch(() => undefined);
     // Attach to the application's once strategies as soon as they exist: a
     // hybrid app may start its microservices before module init runs.
-    this.modules.getRpcTargetRegistry().subscribe((target) => {
+    rpcTargetsOf(this.modules).subscribe((target) => {
       this.rpcTransports.push((target as { transportId?: unknown } | null)?.transportId);
       if (isOnceRuntimeConsumer(target)) target.attachOnceRuntime(this);
     });

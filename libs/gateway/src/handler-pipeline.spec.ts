@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import {
   BaseRpcExceptionFilter,
   type MessageHandler,
@@ -17,6 +16,7 @@ import {
   CommandErrorFilter,
   ONCE_PATTERN_KIND,
   ONCE_PATTERN_ROUTE,
+  executionContextOf,
 } from '@once/framework/internal';
 import { Command as FrameCommand, EvictionReason, Operation } from '@once/protocol';
 import { encodeFrame, frameFromBytes } from '@once/protocol/internal';
@@ -63,8 +63,7 @@ function onceContext(pattern: string, guardsPassed: boolean): OnceRpcContext {
 
 /** What NestJS's own RPC exception filter makes of `exception`: the error value a TCP client gets. */
 async function nestAnswer(exception: unknown): Promise<unknown> {
-  const host = new ExecutionContextHost([]);
-  host.setType('rpc');
+  const host = executionContextOf('rpc', []);
   const answer = new BaseRpcExceptionFilter().catch(exception, host) as Observable<never>;
   return firstValueFrom(answer).catch((error: unknown) => error);
 }
@@ -136,8 +135,7 @@ describe('refusalOf', () => {
   });
 
   it('answers a CommandError of the pipeline with its code and message, and no rpcError its author did not give', async () => {
-    const host = new ExecutionContextHost([]);
-    host.setType('rpc');
+    const host = executionContextOf('rpc', []);
     const passed = new CommandErrorFilter().catch(
       new CommandError('INVALID_ITEM', 'no item'),
       host,

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { OnceRuntime } from '@once/framework';
+import { rpcTargetsOf } from '@once/framework/internal';
 import { type GatewayMetricsView } from './metrics-source';
 import { OnceHealthIndicator } from './once-health.indicator';
 import { OnceMetrics } from './once-metrics';
@@ -52,7 +53,7 @@ function metricsOf(
   const metrics = new OnceMetrics({ registry: options.registry });
   let gateway: GatewayMetricsView | undefined;
   // A replaying subject: targets registered before this provider are seen too.
-  modules.getRpcTargetRegistry().subscribe((target) => {
+  rpcTargetsOf(modules).subscribe((target) => {
     const view = gateway === undefined ? gatewayViewOf(target) : undefined;
     if (view === undefined) return;
     gateway = view;

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { GUARDS_METADATA } from '@nestjs/common/constants';
+import { GUARDS_METADATA } from '../nest/nest-internals';
 import { Payload } from '@nestjs/microservices';
 import { EpochFenceGuard } from '../session/guards/epoch-fence.guard';
 import { ResumeGuard } from '../session/guards/resume.guard';

@@ -1,5 +1,4 @@
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { RpcParamtype } from '@nestjs/microservices/enums/rpc-paramtype.enum';
+import { ROUTE_ARGS_METADATA, RpcParamtype } from '../nest/nest-internals';
 
 /** Where a handler wants the payload (or one key of it) and the context. */
 export type ParamSlot =

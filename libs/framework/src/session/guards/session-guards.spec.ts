@@ -8,9 +8,7 @@ import {
   type Type,
   UseGuards,
 } from '@nestjs/common';
-import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { APP_GUARD } from '@nestjs/core';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import {
   type CustomTransportStrategy,
   MessagePattern,
@@ -18,6 +16,7 @@ import {
   TcpContext,
 } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
+import { GUARDS_METADATA, executionContextOf } from '../../nest/nest-internals';
 import { type ClientEntry } from '@once/client-table/internal';
 import { Command as FrameCommand, type ClientId, EvictionReason, Operation } from '@once/protocol';
 import { encodeFrame, frameFromBytes } from '@once/protocol/internal';
@@ -166,9 +165,7 @@ const handlers = TeamController.prototype as unknown as Record<string, Type>;
 
 /** The execution context NestJS hands a guard of `method`, as `type`. */
 function contextOf(method: string, type: 'rpc' | 'http', rpcContext: unknown): ExecutionContext {
-  const host = new ExecutionContextHost([{}, rpcContext], TeamController, handlers[method]);
-  host.setType(type);
-  return host;
+  return executionContextOf(type, [{}, rpcContext], TeamController, handlers[method]);
 }
 
 /** The built-in guards decide synchronously. */
