@@ -11,7 +11,6 @@ import {
   type ModuleState,
   ONCE_AUTHENTICATOR,
   OnceModule,
-  OnceRuntime,
   Query,
   ReplicatedState,
 } from '@once/framework';
@@ -31,6 +30,7 @@ import { OrdersModule } from '../fixtures/orders/orders.module';
 import { type Order } from '../fixtures/orders/orders.state';
 import { Gate } from './support/gate';
 import { SuspendedTenantGuard } from './support/suspended-tenant.guard';
+import { listenUntilReady } from '../support/listen-until-ready';
 
 /** Holds the journal's group commit: entries admitted but not yet durable. */
 const journalWrites = new Gate();
@@ -118,13 +118,7 @@ async function startOrdersService(dataDir: string): Promise<Started> {
     strategy,
     logger: false,
   });
-  try {
-    await app.listen();
-    await app.get(OnceRuntime).whenReady();
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
+  await listenUntilReady(app);
   return { app, port: strategy.address()!.port };
 }
 

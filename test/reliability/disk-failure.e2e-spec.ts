@@ -29,6 +29,7 @@ import {
   registerBytes,
 } from '../support/wire';
 import { CapturedLog } from './support/captured-log';
+import { listenUntilReady } from '../support/listen-until-ready';
 
 /** The error the fault injection throws in place of a failed LevelDB write. */
 const INJECTED = 'EIO: injected disk failure (reliability test)';
@@ -98,13 +99,7 @@ async function startNode(dataDir: string): Promise<Node> {
     logger: log,
     abortOnError: false,
   });
-  try {
-    await app.listen();
-    await app.get(OnceRuntime).whenReady();
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
+  await listenUntilReady(app);
   return { app, port: strategy.address()!.port, log, runtime: app.get(OnceRuntime) };
 }
 

@@ -2,7 +2,6 @@ import { type AddressInfo, type Server as NetServer } from 'node:net';
 import { type DynamicModule, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type ClientProxy, ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { OnceRuntime } from '@once/framework';
 import { OnceServer } from '@once/gateway';
 import { OnceClientProxy } from '@once/nest-client';
 import { type ClientId, type Frame, randomClientId } from '@once/protocol';
@@ -12,6 +11,7 @@ import { GlobalReportingFilter } from './contract-enhancers';
 import { NestTcpContractModule } from './nest-tcp-service';
 import { OnceContractModule, USERS } from './once-service';
 import { type ServerLog } from './server-log';
+import { listenUntilReady } from '../../../support/listen-until-ready';
 
 /** The @Query patterns of the once service: OnceClientProxy sends them as QUERY. */
 export const ONCE_QUERIES = [
@@ -66,13 +66,7 @@ export async function startOnce(dataDir: string, log: ServerLog): Promise<Contra
     logger: log,
   });
   app.useGlobalFilters(new GlobalReportingFilter());
-  try {
-    await app.listen();
-    await app.get(OnceRuntime).whenReady();
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
+  await listenUntilReady(app);
   const port = strategy.address()!.port;
   const client = onceClient(port);
   return {

@@ -2,10 +2,11 @@ import { type AddressInfo, type Server as NetServer, type Socket } from 'node:ne
 import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Transport } from '@nestjs/microservices';
-import { ONCE_AUTHENTICATOR, OnceModule, OnceRuntime, Query } from '@once/framework';
+import { ONCE_AUTHENTICATOR, OnceModule, Query } from '@once/framework';
 import { OnceServer } from '@once/gateway';
 import { StaticAuthenticator } from '@once/testing';
 import { USERS } from './once-service';
+import { listenUntilReady } from '../../../support/listen-until-ready';
 
 /** The reply of `{ cmd: 'payload' }`: 1 MiB, as in NestJS's memory-bounds spec. */
 export const PAYLOAD = 'x'.repeat(1024 * 1024);
@@ -113,13 +114,7 @@ export async function startOncePayload(
     strategy,
     logger: false,
   });
-  try {
-    await app.listen();
-    await app.get(OnceRuntime).whenReady();
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
+  await listenUntilReady(app);
   return served(app, strategy.unwrap<NetServer>());
 }
 
