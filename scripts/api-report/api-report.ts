@@ -195,7 +195,9 @@ function declarationLines(checker: ts.TypeChecker, name: string, symbol: ts.Symb
     );
     const staticType = checker.getTypeOfSymbolAtLocation(symbol, declaration);
     for (const signature of staticType.getConstructSignatures()) {
-      lines.push(`  constructor${parametersText(checker, signature, declaration)};`);
+      const marker =
+        signature.declaration && isInternalMember(signature.declaration) ? '/** @internal */ ' : '';
+      lines.push(`  ${marker}constructor${parametersText(checker, signature, declaration)};`);
     }
     for (const member of checker.getPropertiesOfType(staticType)) {
       if (member.name === 'prototype' || !visible(member) || inheritedFromOutside(member, symbol))
@@ -204,7 +206,8 @@ function declarationLines(checker: ts.TypeChecker, name: string, symbol: ts.Symb
     }
     for (const member of checker.getPropertiesOfType(type)) {
       if (!visible(member) || inheritedFromOutside(member, symbol)) continue;
-      lines.push(`  ${memberLine(checker, member, declaration)}`);
+      const marker = member.declarations?.some(isInternalMember) ? '/** @internal */ ' : '';
+      lines.push(`  ${marker}${memberLine(checker, member, declaration)}`);
     }
     lines.push('}');
   } else if (symbol.flags & ts.SymbolFlags.Interface) {
@@ -305,6 +308,16 @@ function signatureText(checker: ts.TypeChecker, signature: ts.Signature): string
     .replace(/ => /, ': ');
 }
 
+/**
+ * A member marked `@internal` in its JSDoc: public to TypeScript because a
+ * sibling package calls it (the gateway reads `OnceRuntime.engine`), but no
+ * part of the team API. The report still lists it, marked, so a change shows
+ * in review; the types it names are not reported as showing through.
+ */
+function isInternalMember(declaration: ts.Declaration): boolean {
+  return ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal');
+}
+
 /** Private and `#private` members are no part of the API; protected ones are (subclasses see them). */
 function visible(member: ts.Symbol): boolean {
   if (member.name.startsWith('__#') || member.name.startsWith('#')) return false;
@@ -390,6 +403,7 @@ function referencedTypes(
         const modifiers = ts.getCombinedModifierFlags(member);
         if (modifiers & ts.ModifierFlags.Private) continue;
         if (member.name && ts.isPrivateIdentifier(member.name)) continue;
+        if (isInternalMember(member)) continue;
         visitSignature(member, visit);
       }
     } else {

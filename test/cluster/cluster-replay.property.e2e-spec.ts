@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { ClusterNode, type ClusterNodeOptions } from '@once/cluster';
+import { type ClusterNodeOptions } from '@once/cluster';
+import { ClusterNode } from '@once/cluster/internal';
 import { type ApplyOutcome } from '@once/engine/internal';
 import { NatsCluster, eventually } from '@once/testing';
 import {

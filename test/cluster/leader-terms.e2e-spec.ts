@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClusterNode, type ClusterNodeOptions } from '@once/cluster';
+import { type ClusterNodeOptions } from '@once/cluster';
+import { ClusterNode } from '@once/cluster/internal';
 import { type EngineLogger } from '@once/engine/internal';
 import { NatsCluster, eventually } from '@once/testing';
 import { sampleModules } from '../../libs/engine/src/__fixtures__/sample-modules.fixture';

@@ -21,7 +21,6 @@ export {
 } from './journal';
 export { LocalTailDivergedError } from './follower';
 export {
-  ClusterNode,
   type ClusterNodeOptions,
   type ClusterModeOptions,
   clusterNode,

@@ -71,7 +71,7 @@ export {
   StreamFollower,
   type StreamFollowerOptions,
 } from './follower';
-export { ClusterJournal, LeaderTerm, natsConnectError } from './node';
+export { ClusterJournal, ClusterNode, LeaderTerm, natsConnectError } from './node';
 export {
   refusesCredentials,
   NatsStatusLog,

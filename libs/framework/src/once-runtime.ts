@@ -65,6 +65,11 @@ export class OnceRuntime
   private bareAdmissions: Map<string, BareAdmission> | undefined;
   private disclosure: CommandDisclosure | undefined;
 
+  /**
+   * NestJS constructs the runtime; a team injects it.
+   *
+   * @internal
+   */
   constructor(
     @Inject(ONCE_MODULE_OPTIONS) readonly options: OnceModuleOptions,
     private readonly explorer: HandlerExplorer,
@@ -94,6 +99,10 @@ export class OnceRuntime
    * Why a once server must not listen: a NestJS message or event handler of
    * the application that NestJS binds to the once transport, where no client
    * can reach it (see `foreignHandlerError`). Undefined when there is none.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
    */
   foreignHandlerError(): ForeignHandlerError | undefined {
     const others = this.rpcTransports.filter((transport) => transport !== ONCE_TRANSPORT).length;
@@ -105,6 +114,10 @@ export class OnceRuntime
    * pipeline, when that pipeline holds nothing but once's own pieces (see
    * {@link BareAdmission}). Found at the first call, which the gateway makes
    * at its first command, after NestJS registered the handlers.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
    */
   bareAdmission(route: string): BareAdmission | undefined {
     this.bareAdmissions ??= this.explorer.bareAdmissions();
@@ -115,35 +128,76 @@ export class OnceRuntime
    * What each command declared sensitive in its journaled body (the
    * `sensitive` option of `@Command`), for the journal feed. Read at the
    * first call, once the application's providers exist.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
    */
   commandDisclosure(): CommandDisclosure {
     this.disclosure ??= this.explorer.commandDisclosure();
     return this.disclosure;
   }
 
-  /** Resolves with the engine once the data directory is open (module init); rejects if it cannot open. */
+  /**
+   * Resolves with the engine once the data directory is open (module init); rejects if it cannot open.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
+   */
   whenOpen(): Promise<Engine> {
     return this.openPromise;
   }
 
-  /** Whether the data directory was opened (the node and its engine exist). */
+  /**
+   * Whether the data directory was opened (the node and its engine exist).
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
+   */
   get opened(): boolean {
     return this.nodeValue !== undefined;
   }
 
-  /** The node the `node` option's factory opened (a single node by default). */
+  /**
+   * The node the `node` option's factory opened (a single node by default).
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
+   */
   get node(): OnceNodePort {
     if (!this.nodeValue) throw new Error('the once node is not open yet (module init has not run)');
     return this.nodeValue;
   }
+  /**
+   * The node's engine.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
+   */
   get engine(): Engine {
     return this.node.engine;
   }
-  /** The node's LevelDB journal: all of it on a single node, the applied copy in a cluster. */
+  /**
+   * The node's LevelDB journal: all of it on a single node, the applied copy in a cluster.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
+   */
   get journal(): JournalStore {
     return this.node.localJournal;
   }
-  /** Undefined when the application provides no ONCE_AUTHENTICATOR: every REGISTER is refused. */
+  /**
+   * Undefined when the application provides no ONCE_AUTHENTICATOR: every REGISTER is refused.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
+   */
   get authenticator(): OnceAuthenticator | undefined {
     return this.authenticatorValue;
   }
@@ -155,6 +209,10 @@ export class OnceRuntime
   /**
    * The replay's latest progress report (at most one per `progressIntervalMs`,
    * and the final one); undefined until replay reported once.
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
    */
   get replayProgress(): ReplayProgress | undefined {
     return this.replayProgressValue;
@@ -245,7 +303,13 @@ export class OnceRuntime
 
   private verification: Promise<ReplayVerification> | undefined;
 
-  /** With `verifyOnly`: the result of replaying the whole journal (see verifyReplay). */
+  /**
+   * With `verifyOnly`: the result of replaying the whole journal (see verifyReplay).
+   *
+   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
+   *
+   * @internal
+   */
   whenVerified(): Promise<ReplayVerification> {
     if (!this.verification)
       throw new Error('whenVerified() needs OnceModule options { verifyOnly: true }');
