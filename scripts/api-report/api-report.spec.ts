@@ -57,6 +57,17 @@ describe('the API report (api/<package>.api.md)', () => {
     }
   });
 
+  it('given OnceRuntime, whose members for the sibling packages are marked @internal, then the report marks them and does not count the types they name as showing through', () => {
+    const framework = built.reports.get('framework') ?? '';
+    expect(framework).toContain('  /** @internal */ readonly engine: Engine;');
+    expect(framework).toContain('  whenReady(): Promise<void>;');
+    expect(framework).not.toContain('  /** @internal */ whenReady');
+    const throughRuntime = built.unexported.filter((line) =>
+      line.endsWith("@once/framework's OnceRuntime"),
+    );
+    expect(throughRuntime).toEqual([]);
+  });
+
   it('given the public roots, then no declaration is exported by two of them (one import path per name)', () => {
     const twice = [...built.publicRoots]
       .filter(([, roots]) => roots.length > 1)
