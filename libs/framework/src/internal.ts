@@ -21,7 +21,7 @@ export { commandDisclosureOf } from './command-disclosure';
 export { CommandErrorFilter } from './command-error.filter';
 export { type FailureReporters, type ScannedHandlers, scanHandlers } from './handler-scan';
 export { type ForeignHandler, foreignHandlerError } from './foreign-handlers';
-export { executionContextOf, rpcTargetsOf } from './nest/nest-internals';
+export { NO_MESSAGE_HANDLER, executionContextOf, rpcTargetsOf } from './nest/nest-internals';
 export { JOURNAL_HOOKS, type OnceModuleHookedOptions, journalHooksOf } from './journal-hooks';
 export { patternLabel, routeOf } from './once-pattern';
 export { REPLY_NOT_SINGLE, commandReplyOf, queryStreamMessage } from './reply-shape';

@@ -43,6 +43,10 @@ import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS, ONCE_TRANSPORT } from './once.
  * taking requests and answers NOT_READY), then `onApplicationShutdown`, which
  * finishes the commits already in the journal's queue, writes a snapshot and
  * closes the journal.
+ *
+ * A team injects it for `whenReady()` and `failure`. The members marked
+ * `@internal` are for the sibling packages (the gateway, metrics, the CLI):
+ * not the team API, and not covered by semver.
  */
 @Injectable()
 export class OnceRuntime
@@ -100,8 +104,6 @@ export class OnceRuntime
    * the application that NestJS binds to the once transport, where no client
    * can reach it (see `foreignHandlerError`). Undefined when there is none.
    *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
-   *
    * @internal
    */
   foreignHandlerError(): ForeignHandlerError | undefined {
@@ -115,8 +117,6 @@ export class OnceRuntime
    * {@link BareAdmission}). Found at the first call, which the gateway makes
    * at its first command, after NestJS registered the handlers.
    *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
-   *
    * @internal
    */
   bareAdmission(route: string): BareAdmission | undefined {
@@ -129,8 +129,6 @@ export class OnceRuntime
    * `sensitive` option of `@Command`), for the journal feed. Read at the
    * first call, once the application's providers exist.
    *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
-   *
    * @internal
    */
   commandDisclosure(): CommandDisclosure {
@@ -141,8 +139,6 @@ export class OnceRuntime
   /**
    * Resolves with the engine once the data directory is open (module init); rejects if it cannot open.
    *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
-   *
    * @internal
    */
   whenOpen(): Promise<Engine> {
@@ -151,8 +147,6 @@ export class OnceRuntime
 
   /**
    * Whether the data directory was opened (the node and its engine exist).
-   *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
    *
    * @internal
    */
@@ -163,8 +157,6 @@ export class OnceRuntime
   /**
    * The node the `node` option's factory opened (a single node by default).
    *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
-   *
    * @internal
    */
   get node(): OnceNodePort {
@@ -174,8 +166,6 @@ export class OnceRuntime
   /**
    * The node's engine.
    *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
-   *
    * @internal
    */
   get engine(): Engine {
@@ -184,8 +174,6 @@ export class OnceRuntime
   /**
    * The node's LevelDB journal: all of it on a single node, the applied copy in a cluster.
    *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
-   *
    * @internal
    */
   get journal(): JournalStore {
@@ -193,8 +181,6 @@ export class OnceRuntime
   }
   /**
    * Undefined when the application provides no ONCE_AUTHENTICATOR: every REGISTER is refused.
-   *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
    *
    * @internal
    */
@@ -209,8 +195,6 @@ export class OnceRuntime
   /**
    * The replay's latest progress report (at most one per `progressIntervalMs`,
    * and the final one); undefined until replay reported once.
-   *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
    *
    * @internal
    */
@@ -305,8 +289,6 @@ export class OnceRuntime
 
   /**
    * With `verifyOnly`: the result of replaying the whole journal (see verifyReplay).
-   *
-   * For the sibling packages (the gateway, metrics, the CLI), not the team API.
    *
    * @internal
    */

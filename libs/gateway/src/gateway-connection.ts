@@ -10,11 +10,7 @@ export interface ConnectionHost {
   /** A frame failed a framing check: answer it, then the connection closes. */
   handleBadFrame(connection: GatewayConnection, status: number, message: string): void;
   handleClose(connection: GatewayConnection): void;
-  /**
-   * The gateway's `writeBufferBytesMax`. Still under its old name because the
-   * gateway implements this interface; to be renamed `writeBufferBytesMax`
-   * together with the gateway.
-   */
+  /** The gateway's `writeBufferBytesMax`: reply bytes a peer may leave unread. */
   readonly writeBufferBytesMax: number;
 }
 
@@ -131,7 +127,7 @@ export class GatewayConnection implements ConnectionView {
   send(frame: Buffer): void {
     if (this.closedValue) return;
     if (this.turnFrames.length === 0) {
-      if (this.socket.writableLength > this.host.writeBufferBytesMax) {
+      if (this.unreadReplyBytes > this.host.writeBufferBytesMax) {
         // The peer does not read its replies; holding them would hold the node's memory.
         this.destroy();
         return;

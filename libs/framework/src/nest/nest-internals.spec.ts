@@ -302,6 +302,15 @@ const INTERNALS: readonly NestInternal[] = [
       ),
   },
   {
+    path: '@nestjs/microservices/constants',
+    symbol: 'NO_MESSAGE_HANDLER',
+    check: (sentence) =>
+      expectShape(
+        typeof sentence === 'string' && /^There is no matching message handler/.test(sentence),
+        `it is ${JSON.stringify(sentence)}, not NestJS's sentence for a pattern no handler claims`,
+      ),
+  },
+  {
     path: '@nestjs/microservices/utils',
     symbol: 'transformPatternToRoute',
     check: (transform) => {

@@ -35,6 +35,7 @@ import { type InstanceWrapper as NestInstanceWrapper } from '@nestjs/core/inject
 import { type MsPattern } from '@nestjs/microservices';
 import { type Observable } from 'rxjs';
 import {
+  NO_MESSAGE_HANDLER as NEST_NO_MESSAGE_HANDLER,
   PATTERN_EXTRAS_METADATA as NEST_PATTERN_EXTRAS_METADATA,
   PATTERN_HANDLER_METADATA as NEST_PATTERN_HANDLER_METADATA,
   PATTERN_METADATA as NEST_PATTERN_METADATA,
@@ -134,6 +135,14 @@ export const PATTERN_EXTRAS_METADATA: string = NEST_PATTERN_EXTRAS_METADATA;
  * declared for another transport is not bound to once's.
  */
 export const TRANSPORT_METADATA: string = NEST_TRANSPORT_METADATA;
+
+/**
+ * `@nestjs/microservices/constants` `NO_MESSAGE_HANDLER`: what NestJS's TCP
+ * server answers for a pattern no handler claims. The gateway's
+ * UNKNOWN_PATTERN message begins with it, so an application written for
+ * NestJS TCP finds the sentence it looks for.
+ */
+export const NO_MESSAGE_HANDLER: string = NEST_NO_MESSAGE_HANDLER;
 
 /**
  * `@nestjs/microservices/utils` `transformPatternToRoute`: the string
