@@ -44,7 +44,9 @@ export async function expectSameStateEverywhere(
   const timeoutMs = options.timeoutMs ?? 60_000;
   const down = cluster.nodes.flatMap((node, index) => (node.running ? [] : [index]));
   await Promise.all(down.map((index) => cluster.restart(index)));
-  const leader = await cluster.leader(timeoutMs);
+  const leader = await cluster.leader(timeoutMs).catch(async (error: Error) => {
+    throw new Error(`${error.message}${await clusterReport(cluster)}`);
+  });
   const op = await quietCommit(cluster, leader, timeoutMs);
   await cluster.appliedEverywhere(op, timeoutMs).catch(async (error: Error) => {
     throw new Error(`${error.message}${await clusterReport(cluster)}`);
@@ -83,8 +85,8 @@ async function clusterReport(cluster: OnceCluster): Promise<string> {
     .map((node, index) => {
       const warnings = node.logs
         .split('\n')
-        .filter((line) => /WARN|ERROR/.test(line))
-        .slice(-10);
+        .filter((line) => /WARN|ERROR|term|lease/.test(line))
+        .slice(-20);
       return `\n--- node ${index}: ${JSON.stringify(pings[index])}\n${warnings.join('\n')}`;
     })
     .join('');
