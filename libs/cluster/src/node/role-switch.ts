@@ -8,6 +8,8 @@ import { LeaderTerm } from './leader-term';
 const RETRY_AFTER_MS = 1_000;
 /** How often a new leader looks at how far it applied while catching up. */
 const CATCH_UP_POLL_MS = 10;
+/** A switch step running longer than this is logged (and again each time as long again passes). */
+const SLOW_STEP_MS = 15_000;
 
 /**
  * Leading and following, switched as the lease changes hands; one switch at
@@ -27,6 +29,9 @@ export class RoleSwitch {
   #queue: Promise<void> = Promise.resolve();
   #frozen = false;
   #retry: NodeJS.Timeout | undefined;
+  /** The step the switch is on, since when, and when it was last said to be slow. */
+  #step: { name: string; sinceMs: number; reportedMs: number } | undefined;
+  readonly #watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly node: ClusterNode,
@@ -37,6 +42,10 @@ export class RoleSwitch {
       if (role.role !== 'leader') this.term?.end(new Error('the cluster lease was lost'));
       this.schedule();
     });
+    // A switch waits on NATS at each step; one that never ends would leave a
+    // node holding the lease without serving, so a slow step is said out loud.
+    this.#watchdog = setInterval(() => this.reportSlowStep(), SLOW_STEP_MS / 3);
+    this.#watchdog.unref();
   }
 
   /** The term's writer failed: end it, then take it up again if the lease is still ours. */
@@ -50,6 +59,29 @@ export class RoleSwitch {
     this.#frozen = true;
     clearTimeout(this.#retry);
     await this.#queue;
+    clearInterval(this.#watchdog);
+  }
+
+  /** Runs `work` as the named step of the switch under way (see {@link reportSlowStep}). */
+  private async step<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const sinceMs = performance.now();
+    this.#step = { name, sinceMs, reportedMs: sinceMs };
+    try {
+      return await work();
+    } finally {
+      this.#step = undefined;
+    }
+  }
+
+  private reportSlowStep(): void {
+    const step = this.#step;
+    if (!step) return;
+    const nowMs = performance.now();
+    if (nowMs - step.reportedMs < SLOW_STEP_MS) return;
+    step.reportedMs = nowMs;
+    this.node.logger.warn(
+      `${this.node.nodeId}: the cluster role switch has spent ${Math.round((nowMs - step.sinceMs) / 1000)} s ${step.name}`,
+    );
   }
 
   private schedule(): void {
@@ -84,7 +116,9 @@ export class RoleSwitch {
     // start of the follower that failed (NATS unreachable for longer than
     // the stream's leader wait) is tried again here, at each retry and lease
     // change, and a takeover catches up through it.
-    if (!this.term && !this.node.following) await this.node.follow();
+    if (!this.term && !this.node.following) {
+      await this.step('starting to follow the stream', () => this.node.follow());
+    }
     if (!this.term && this.leads) await this.takeOver();
   }
 
@@ -96,7 +130,7 @@ export class RoleSwitch {
     this.node.logger.log(
       `${this.node.nodeId}: left term ${term.number} (${term.endReason?.message ?? 'ended'}); following the stream`,
     );
-    await this.node.follow();
+    await this.step('following the stream after stepping down', () => this.node.follow());
     if (this.leads) this.retryLater();
   }
 
@@ -104,34 +138,38 @@ export class RoleSwitch {
     const role = this.lease.role();
     if (role.role !== 'leader') return;
     const { node } = this;
-    const writer = await JetStreamJournal.open({
-      connection: node.connection,
-      clusterName: node.options.clusterName,
-      replicas: node.options.replicas,
-      keyring: node.keyring,
-      unsignedThroughSeq: node.options.unsignedThroughSeq,
-      ...node.options.stream,
-    });
+    const writer = await this.step('opening the stream writer to take over', () =>
+      JetStreamJournal.open({
+        connection: node.connection,
+        clusterName: node.options.clusterName,
+        replicas: node.options.replicas,
+        keyring: node.keyring,
+        unsignedThroughSeq: node.options.unsignedThroughSeq,
+        ...node.options.stream,
+      }),
+    );
     const target = writer.lastOp;
-    if (!(await this.catchUp(target))) {
+    if (
+      !(await this.step(`catching up to op ${target} to take over`, () => this.catchUp(target)))
+    ) {
       await writer.close();
       if (this.leads) this.retryLater();
       return;
     }
-    await node.unfollow();
+    await this.step('stopping the stream follower to take over', () => node.unfollow());
     if (node.journal.local.lastOp !== target || node.engine.commitOp !== target) {
       node.logger.warn(
         `${node.nodeId}: the stream moved past op ${target} while taking over; trying again`,
       );
       await writer.close();
-      await node.follow();
+      await this.step('following the stream again', () => node.follow());
       this.retryLater();
       return;
     }
     const term = new LeaderTerm(role.term, writer, node);
     this.term = term;
     try {
-      await term.settle(target === 0);
+      await this.step(`settling term ${role.term}`, () => term.settle(target === 0));
     } catch (error) {
       node.logger.warn(`${node.nodeId}: term ${role.term} could not settle: ${String(error)}`);
       await this.stepDown();
