@@ -219,6 +219,35 @@ describe('StreamFollower, on a local copy that retention compacted', () => {
     follower = undefined;
   });
 
+  /** A stream whose first read of the tail yields nothing until abandoned (its consumer's server died). */
+  class DeadFirstReadStream extends FullStream {
+    tailReads = 0;
+    override async *readBatches(
+      fromOp: number,
+      batchSize?: number,
+      options?: { signal?: AbortSignal },
+    ): AsyncIterable<JournalEntry[]> {
+      if (this.tailReads++ === 0) {
+        await aborted(options?.signal);
+        options?.signal?.throwIfAborted();
+      }
+      yield* super.readBatches(fromOp);
+    }
+  }
+
+  it('abandons a read of its tail that yields nothing, and starts once a new read answers', async () => {
+    const local = new CompactedCopy(1, 40);
+    const stream = new DeadFirstReadStream(45);
+    const stalledAt: number[] = [];
+    follower = await StreamFollower.start(stream, local, undefined, {
+      stallCheckIntervalMs: CHECK_MS,
+      onStalled: (op) => stalledAt.push(op),
+    });
+    expect(stream.tailReads).toBe(2);
+    expect(stalledAt).toEqual([0]);
+    await until(() => local.lastOp === 45, 'ops 41..45 copied');
+  });
+
   it('checks only the tail it still holds, then copies what follows', async () => {
     const local = new CompactedCopy(30, 40);
     follower = await StreamFollower.start(new FullStream(45), local, undefined, {

@@ -4,7 +4,12 @@ import { LocalTailDivergedError } from './local-tail-diverged.error';
 
 /** Where a follower reads the cluster's journal: a `JetStreamJournal` (any instance reads). */
 export interface FollowedStream {
-  readBatches(fromOp: number, batchSize?: number): AsyncIterable<JournalEntry[]>;
+  /** Ops `fromOp`.. the stream's end; an aborted `signal` ends the read and throws its reason. */
+  readBatches(
+    fromOp: number,
+    batchSize?: number,
+    options?: { signal?: AbortSignal },
+  ): AsyncIterable<JournalEntry[]>;
   /** The entries from `fromOp` on, as they are appended, with the bytes the stream stored them as. */
   follow(fromOp: number, options?: { signal?: AbortSignal }): AsyncIterable<StoredEntries>;
   /** The stream's last op now, asked of the stream leader. */
@@ -38,6 +43,12 @@ export interface LocalCopy {
 
 /** How many of the local journal's last entries are compared with the stream before following. */
 const TAIL_CHECK_ENTRIES = 64;
+/**
+ * Stall checks in a row without a batch after which the read of the tail
+ * is abandoned: a few, since it reads at most {@link TAIL_CHECK_ENTRIES} ops
+ * and a new read's consumer may take a while on a loaded server.
+ */
+const TAIL_READ_SILENT_CHECKS_MAX = 5;
 
 /**
  * Copies the cluster's stream into the node's local journal, entry by entry
@@ -95,7 +106,7 @@ export class StreamFollower {
     onFailure: (error: Error) => void = () => undefined,
     options: StreamFollowerOptions = {},
   ): Promise<StreamFollower> {
-    await checkLocalTail(stream, local);
+    await checkLocalTail(stream, local, options);
     return new StreamFollower(stream, local, onFailure, options);
   }
 
@@ -174,12 +185,16 @@ export class StreamFollower {
 }
 
 /** Compares the local journal's last entries with the stream's, byte for byte. */
-async function checkLocalTail(stream: FollowedStream, local: LocalCopy): Promise<void> {
+async function checkLocalTail(
+  stream: FollowedStream,
+  local: LocalCopy,
+  options: StreamFollowerOptions,
+): Promise<void> {
   const lastOp = local.lastOp;
   if (lastOp === 0) return;
   const fromOp = Math.max(local.firstOp ?? 1, lastOp - TAIL_CHECK_ENTRIES + 1);
   const mine = await collect(local.readBatches(fromOp), lastOp);
-  const theirs = await collect(stream.readBatches(fromOp), lastOp);
+  const theirs = await readStreamTail(stream, fromOp, lastOp, options);
   for (const entry of mine.values()) {
     const other = theirs.get(entry.op);
     if (!other) {
@@ -191,13 +206,52 @@ async function checkLocalTail(stream: FollowedStream, local: LocalCopy): Promise
   }
 }
 
-/** The entries of `batches` up to `lastOp`, by op. */
+/**
+ * The stream's ops `fromOp`..`lastOp`, by op. A read that yields nothing over
+ * several stall check intervals is abandoned and a new one begins, as the
+ * follower's own reads are: a read whose consumer's server died would
+ * otherwise wait for good, and with it the start of the follower (and a
+ * takeover, which follows first).
+ */
+async function readStreamTail(
+  stream: FollowedStream,
+  fromOp: number,
+  lastOp: number,
+  options: StreamFollowerOptions,
+): Promise<Map<number, JournalEntry>> {
+  const intervalMs = options.stallCheckIntervalMs ?? STALL_CHECK_INTERVAL_MS_DEFAULT;
+  for (;;) {
+    const stalled = new AbortController();
+    let batches = 0;
+    let silentChecks = 0;
+    const timer = setInterval(() => {
+      silentChecks = batches === 0 ? silentChecks + 1 : 0;
+      batches = 0;
+      if (silentChecks >= TAIL_READ_SILENT_CHECKS_MAX) {
+        stalled.abort(new Error('the read of the stream tail yielded nothing'));
+      }
+    }, intervalMs);
+    try {
+      const read = stream.readBatches(fromOp, undefined, { signal: stalled.signal });
+      return await collect(read, lastOp, () => batches++);
+    } catch (error) {
+      if (!stalled.signal.aborted) throw error;
+      options.onStalled?.(fromOp - 1);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+}
+
+/** The entries of `batches` up to `lastOp`, by op; `onBatch` hears of each batch. */
 async function collect(
   batches: AsyncIterable<JournalEntry[]>,
   lastOp: number,
+  onBatch: () => void = () => undefined,
 ): Promise<Map<number, JournalEntry>> {
   const entries = new Map<number, JournalEntry>();
   for await (const batch of batches) {
+    onBatch();
     for (const entry of batch) if (entry.op <= lastOp) entries.set(entry.op, entry);
     if (batch.length > 0 && batch[batch.length - 1].op >= lastOp) break;
   }

@@ -197,17 +197,25 @@ export class JetStreamJournal implements StreamJournalPort {
    * batches of up to `batchSize`, verified and contiguous. Throws
    * `JournalCorruptionError` naming the first bad or missing op, including
    * when the stream ends before an op this instance knows to be durable.
+   * An aborted `signal` ends the read and throws its reason.
    */
   readBatches(
     fromOp: number,
     batchSize: number = DEFAULT_READ_BATCH_SIZE,
+    options: { signal?: AbortSignal } = {},
   ): AsyncIterable<JournalEntry[]> {
     assertPositiveInteger('fromOp', fromOp);
     assertPositiveInteger('batchSize', batchSize);
     this.#assertOpen('read the journal');
-    return this.#reader.readBatches(fromOp, batchSize, this.durableOp, (op) => {
-      this.#readOp = Math.max(this.#readOp, op);
-    });
+    return this.#reader.readBatches(
+      fromOp,
+      batchSize,
+      this.durableOp,
+      (op) => {
+        this.#readOp = Math.max(this.#readOp, op);
+      },
+      options.signal,
+    );
   }
 
   /**

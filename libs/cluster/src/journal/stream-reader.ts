@@ -138,11 +138,12 @@ export class StreamReader {
     batchSize: number,
     durableOp: number,
     onRead: (op: number) => void,
+    signal?: AbortSignal,
   ): AsyncGenerator<JournalEntry[]> {
     const endSeq = await this.lastSeq();
     let nextOp = fromOp;
     let batch: JournalEntry[] = [];
-    for await (const { entries } of this.read(fromOp, { endSeq })) {
+    for await (const { entries } of this.read(fromOp, { endSeq, signal })) {
       for (const entry of entries) {
         batch.push(entry);
         if (batch.length === batchSize) {
@@ -153,6 +154,8 @@ export class StreamReader {
       nextOp = entries[entries.length - 1].op + 1;
       onRead(nextOp - 1);
     }
+    // An abandoned read ended early: say so, rather than call the stream short.
+    signal?.throwIfAborted();
     if (batch.length > 0) yield batch;
     if (nextOp <= durableOp) {
       throw new JournalCorruptionError(
