@@ -24,6 +24,9 @@ import { type Subscription } from 'rxjs';
 import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
+import { type HttpRequestDraft, type HttpSubmitResult } from './http/engine-http-types';
+import { type HttpAdmissionHost, type HttpNode, bindHttpHost } from './http/http-node';
+import { type OnceHttpOptions } from './http/once-http-options.interface';
 import { type OnceAuthenticator } from './once-authenticator.interface';
 import { journalHooksOf } from './journal-hooks';
 import { type OnceModuleOptions } from './once-module-options.interface';
@@ -50,7 +53,12 @@ import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS, ONCE_TRANSPORT } from './once.
  */
 @Injectable()
 export class OnceRuntime
-  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+  implements
+    OnModuleInit,
+    OnApplicationBootstrap,
+    BeforeApplicationShutdown,
+    OnApplicationShutdown,
+    HttpAdmissionHost
 {
   private readonly logger = new Logger('Once');
   private nodeValue: OnceNodePort | undefined;
@@ -187,6 +195,40 @@ export class OnceRuntime
   get authenticator(): OnceAuthenticator | undefined {
     return this.authenticatorValue;
   }
+  /**
+   * The options of the application's `@Idempotent` routes.
+   *
+   * @internal
+   */
+  get httpOptions(): OnceHttpOptions {
+    return this.options.http ?? {};
+  }
+
+  /**
+   * The node as the application's `@Idempotent` routes see it; undefined
+   * until the data directory is open.
+   *
+   * @internal
+   */
+  httpNode(): HttpNode | undefined {
+    if (!this.nodeValue) return undefined;
+    const engine = this.engine;
+    const submitter = engine as unknown as {
+      submitHttp(
+        request: HttpRequestDraft,
+        options?: { waitInFlight?: boolean },
+      ): Promise<HttpSubmitResult>;
+    };
+    return {
+      // Stopping: NestJS still routes HTTP until the server closes, the journal drains.
+      serving: engine.ready && !this.stopAnnounced,
+      phase: this.stopAnnounced ? 'stopping' : engine.phase,
+      writable: engine.role.writable,
+      leader: engine.role.view.leader,
+      submitHttp: (request, options) => submitter.submitHttp(request, options),
+    };
+  }
+
   /** Replay failed: the reason (the node never becomes ready). */
   get failure(): Error | undefined {
     return this.bootError;
@@ -235,6 +277,7 @@ export class OnceRuntime
       throw new ClusterOptionMovedError();
     }
     const { commands, states } = this.explorer.explore();
+    for (const controller of this.explorer.idempotentControllers()) bindHttpHost(controller, this);
     this.authenticatorValue = this.resolveAuthenticator();
     const nodeOptions = {
       dataDir: this.options.dataDir,
