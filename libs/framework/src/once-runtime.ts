@@ -25,7 +25,7 @@ import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
 import { type HttpRequestDraft, type HttpSubmitResult } from './http/engine-http-types';
-import { type HttpAdmissionHost, type HttpNode, bindHttpHost } from './http/http-node';
+import { type HttpNode, bindHttpHost } from './http/http-node';
 import { type OnceHttpOptions } from './http/once-http-options.interface';
 import { type OnceAuthenticator } from './once-authenticator.interface';
 import { journalHooksOf } from './journal-hooks';
@@ -53,12 +53,7 @@ import { ONCE_AUTHENTICATOR, ONCE_MODULE_OPTIONS, ONCE_TRANSPORT } from './once.
  */
 @Injectable()
 export class OnceRuntime
-  implements
-    OnModuleInit,
-    OnApplicationBootstrap,
-    BeforeApplicationShutdown,
-    OnApplicationShutdown,
-    HttpAdmissionHost
+  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger('Once');
   private nodeValue: OnceNodePort | undefined;
