@@ -42,7 +42,8 @@ export async function admitHttpRequest(
   sendHttpAnswer(response, await answerFor(controller, handler, metadata, args, request));
 }
 
-async function answerFor(
+/** What {@link admitHttpRequest} answers, before it is sent. */
+export async function answerFor(
   controller: object,
   handler: object,
   metadata: IdempotentMetadata,
