@@ -85,6 +85,8 @@ async function main(): Promise<void> {
         clientsMax: config.clientsMax,
         ring: config.ring,
         sessionTtlMs: config.sessionTtlMs,
+        httpKeyRetentionMs: config.httpKeyRetentionMs,
+        httpKeysMax: config.httpKeysMax,
         snapshotEveryOps: config.snapshotEveryOps,
         keyedCacheEntries: config.keyedCacheEntries,
         journalRetain: config.journalRetain,

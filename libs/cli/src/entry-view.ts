@@ -1,4 +1,4 @@
-import { decodeCommandBody, decodeReplyChecks } from '@once/engine/internal';
+import { decodeCommandBody, decodeHttpRequestBody, decodeReplyChecks } from '@once/engine/internal';
 import { EntryKind } from '@once/journal';
 import { type JournalEntry } from '@once/journal/internal';
 import { ZERO_CLIENT_ID } from '@once/protocol/internal';
@@ -14,6 +14,7 @@ const KIND_NAMES: Readonly<Record<EntryKind, string>> = {
   [EntryKind.Boot]: 'BOOT',
   [EntryKind.Manifest]: 'MANIFEST',
   [EntryKind.ReplyCheck]: 'REPLY_CHECK',
+  [EntryKind.HttpRequest]: 'HTTP_REQUEST',
 };
 
 /** What stands for a COMMAND body that is not shown (see {@link BodyDisclosure}). */
@@ -58,19 +59,21 @@ export interface EntryView {
   readonly time: string;
   /** Journal time in ns since the Unix epoch, as a decimal string (it exceeds 2^53). */
   readonly timestampNs: string;
-  /** REGISTER, LOGOUT, COMMAND, RELEASE, BOOT, MANIFEST or REPLY_CHECK. */
+  /** REGISTER, LOGOUT, COMMAND, RELEASE, BOOT, MANIFEST, REPLY_CHECK or HTTP_REQUEST. */
   readonly kind: string;
   /** The client id (32 hex digits); `system` for the node's own entries (genesis, settings). */
   readonly client: string;
   readonly session: number;
   readonly request: number;
   readonly userId: number;
-  /** A COMMAND's pattern; null for other kinds. */
+  /** A COMMAND's or an HTTP_REQUEST's pattern; null for other kinds. */
   readonly pattern: string | null;
   /**
    * The body decoded: a COMMAND's `data` (or `{refused: {code, message}}` for
    * a command refused at admission), a BOOT's settings, a MANIFEST's states
-   * and commands, a REPLY_CHECK's `{replies: [{op, checksum}]}`, null when empty.
+   * and commands, a REPLY_CHECK's `{replies: [{op, checksum}]}`, an
+   * HTTP_REQUEST's `{scope, key, status, refusalStatus, data}` (its data shown
+   * as a COMMAND's), null when empty.
    * Credentials are replaced by "[redacted]"; a REGISTER body is never shown;
    * a COMMAND's data is "[withheld]" unless its {@link BodyDisclosure} lets
    * it be shown. Values nested deeper than 64 levels read
@@ -130,6 +133,21 @@ function decodeBody(
     }
     case EntryKind.ReplyCheck:
       return { pattern: null, body: replyChecksOf(entry.body) };
+    case EntryKind.HttpRequest: {
+      const request = decodeHttpRequestBody(entry.body);
+      if (!request) return { pattern: null, body: undecodable(entry.body) };
+      const { scope, key, status, refusalStatus, pattern } = request;
+      return {
+        pattern,
+        body: {
+          scope,
+          key,
+          status,
+          refusalStatus,
+          data: commandData(pattern, request.data, disclosure),
+        },
+      };
+    }
     default:
       return { pattern: null, body: redactCredentials(parseJson(entry.body)) };
   }

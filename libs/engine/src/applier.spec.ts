@@ -48,7 +48,14 @@ describe('Applier', () => {
     apply(bootDraft({ clientsMax: 4, ring: 2, sessionTtlMs: 0 }), 3);
     expect(applier.commitOp).toBe(1);
     expect(applier.commitTimestamp).toBe(START_NS + 3n * SECOND_NS);
-    expect(applier.settings).toEqual({ clientsMax: 4, ring: 2, sessionTtlMs: 0 });
+    expect(applier.settings).toEqual({
+      clientsMax: 4,
+      ring: 2,
+      sessionTtlMs: 0,
+      // A BOOT body without them (an older one): the defaults.
+      httpKeyRetentionMs: 86_400_000,
+      httpKeysMax: 100_000,
+    });
     expect(() => applier.apply(entryOf(registerDraft(ALICE, 1), 3, START_NS))).toThrow(
       ApplyOrderError,
     );

@@ -40,8 +40,13 @@ import {
   type Dispatch,
   type HandlerRun,
   NO_MANIFEST_DISPATCH,
+  newHandlerRun,
   runCommandHandler,
 } from './handler-runner';
+import { HttpKeyTable, responseOf } from './http/http-key-table';
+import { type HttpApplied } from './http/http-request';
+import { decodeHttpRequestBody, scopedKeyOf } from './http/http-request-body';
+import { httpResponseOf, invalidHttpEntryResponse, reusedKeyResponse } from './http/http-response';
 import { KeyedStore } from './keyed';
 import { ModuleVersionUnsupportedError } from './module-version-unsupported.error';
 import { NondeterministicApplyError } from './nondeterministic-apply.error';
@@ -115,9 +120,12 @@ export class Applier {
    */
   readonly unchecked = new UncheckedReplies();
   /** Reused by every command run: what it learnt besides its reply. */
-  private readonly run: HandlerRun = { pattern: '', state: undefined, rebuilt: true };
+  private readonly run: HandlerRun = newHandlerRun();
 
   private tableValue = genesisTable();
+  private httpKeysValue = new HttpKeyTable();
+  /** Early forgets of Idempotency-Keys counted before the table was last replaced (restore, reset). */
+  private earlierEarlyForgets = 0;
   private expired = new ExpiredSessions();
   private settingsValue: EngineSettings = GENESIS_SETTINGS;
   private commitOpValue = 0;
@@ -153,6 +161,17 @@ export class Applier {
   }
   get settings(): EngineSettings {
     return this.settingsValue;
+  }
+  /** The Idempotency-Keys of HTTP requests remembered, with their responses (see {@link HttpKeyTable}). */
+  get httpKeys(): HttpKeyTable {
+    return this.httpKeysValue;
+  }
+  /**
+   * Idempotency-Keys forgotten early (the `httpKeysMax` bound) by this
+   * process's applier, replay included; for metrics.
+   */
+  get httpEarlyForgets(): number {
+    return this.earlierEarlyForgets + this.httpKeysValue.earlyForgets;
   }
   /** Highest op applied. */
   get commitOp(): number {
@@ -207,6 +226,8 @@ export class Applier {
     }
     const ended: EndedSession[] = [];
     this.expireIdleSessions(entry, ended);
+    // Like idle sessions: by the entry's journal time, before it applies.
+    this.httpKeysValue.expire(entry.timestamp, this.settingsValue.httpKeyRetentionMs);
     const outcome = this.applyKind(entry, ended, decoded);
     this.commitOpValue = entry.op;
     this.commitTimestampValue = entry.timestamp;
@@ -238,6 +259,8 @@ export class Applier {
       case EntryKind.ReplyCheck:
         this.applyReplyCheck(entry);
         return quietOutcome(entry, ended);
+      case EntryKind.HttpRequest:
+        return { ...quietOutcome(entry, ended), http: this.applyHttpRequest(entry) };
       default:
         throw new ApplyOrderError(
           entry.op,
@@ -319,6 +342,59 @@ export class Applier {
     const text = this.runHandler(entry, undefined);
     this.noteReply(entry, text, undefined);
     return { ...quietOutcome(entry, ended), result: Buffer.from(text) };
+  }
+
+  /**
+   * An HTTP_REQUEST entry. A key the table holds (a race admission could
+   * not see: two nodes journaled it, or a new leader) changes nothing: the
+   * same fingerprint gets the recorded response, another one a 422
+   * IDEMPOTENCY_KEY_REUSED (recorded nowhere). Otherwise the apply step
+   * runs exactly as a COMMAND's does, and its response is recorded under
+   * the key with the entry's op and journal time.
+   */
+  private applyHttpRequest(entry: JournalEntry): HttpApplied {
+    const request = decodeHttpRequestBody(entry.body);
+    if (!request) {
+      return { kind: 'applied', response: invalidHttpEntryResponse(entry.op), duplicate: false };
+    }
+    const scopedKey = scopedKeyOf(request);
+    const known = this.httpKeysValue.get(scopedKey);
+    if (known) {
+      return known.fingerprint.equals(entry.requestChecksum)
+        ? { kind: 'duplicate', response: responseOf(known), duplicate: true }
+        : { kind: 'mismatch', response: reusedKeyResponse(entry.op), duplicate: true };
+    }
+    const text = this.runHandler(entry, { pattern: request.pattern, data: request.data });
+    this.noteReply(entry, text, undefined);
+    const response = httpResponseOf(this.run, request, entry.op);
+    const forgotten = this.httpKeysValue.record(
+      scopedKey,
+      {
+        op: entry.op,
+        timestamp: entry.timestamp,
+        // A copy: the entry's buffer may be a view of a whole batch read from disk.
+        fingerprint: Buffer.from(entry.requestChecksum),
+        status: response.status,
+        body: response.body,
+      },
+      this.settingsValue.httpKeysMax,
+    );
+    if (forgotten > 0) this.noteEarlyForgets(forgotten);
+    return { kind: 'applied', response, duplicate: false };
+  }
+
+  /**
+   * Keys forgotten early: a retry of one would apply again. Logged live
+   * only, and once in a while (the 1st, 2nd, 4th, 8th, …), not per key.
+   */
+  private noteEarlyForgets(forgotten: number): void {
+    const log = this.handlerFailureLog;
+    if (!log) return;
+    const total = this.httpEarlyForgets;
+    if (Math.clz32(total) === Math.clz32(total - forgotten)) return;
+    log.warn(
+      `${total} Idempotency-Keys forgotten early since start: more than httpKeysMax (${this.settingsValue.httpKeysMax}) were remembered, and a retry of a forgotten key would apply again; raise ONCE_HTTP_KEYS_MAX, or lower ONCE_HTTP_KEY_RETENTION_MS`,
+    );
   }
 
   /** The handler of a COMMAND entry, under the code in force at its op (see {@link runCommandHandler}). */
@@ -420,6 +496,8 @@ export class Applier {
         ring: settings.ring,
       });
       for (const victim of evicted) this.endSession(entry, victim, EvictionReason.Evicted, ended);
+      const forgotten = this.httpKeysValue.bound(settings.httpKeysMax);
+      if (forgotten > 0) this.noteEarlyForgets(forgotten);
     } else {
       this.logger.error(
         `BOOT entry at op ${entry.op} carries unreadable settings; limits unchanged`,
@@ -488,6 +566,7 @@ export class Applier {
       states: this.states.snapshot(),
       manifest: this.manifestValue ? encodeManifest(this.manifestValue) : undefined,
       keyed: this.keyed.marker(),
+      httpKeys: this.httpKeysValue.size > 0 ? this.httpKeysValue.encode() : undefined,
     });
   }
 
@@ -504,6 +583,9 @@ export class Applier {
     try {
       const snapshot = decodeEngineSnapshot(payload);
       const table = ClientTable.restore(snapshot.table);
+      const httpKeys = snapshot.httpKeys
+        ? HttpKeyTable.decode(snapshot.httpKeys)
+        : new HttpKeyTable();
       const settings = validateSettings(snapshot.settings);
       const manifest = snapshot.manifest ? decodeManifest(snapshot.manifest) : undefined;
       if (manifest) {
@@ -516,6 +598,7 @@ export class Applier {
       this.setManifest(manifest);
       this.unchecked.clear();
       this.tableValue = table;
+      this.replaceHttpKeys(httpKeys);
       this.settingsValue = settings;
       this.expired = new ExpiredSessions(snapshot.expired);
       this.commitOpValue = snapshot.op;
@@ -536,12 +619,19 @@ export class Applier {
     this.setManifest(undefined);
     this.unchecked.clear();
     this.tableValue = genesisTable();
+    this.replaceHttpKeys(new HttpKeyTable());
     this.settingsValue = GENESIS_SETTINGS;
     this.expired = new ExpiredSessions();
     this.commitOpValue = 0;
     this.commitTimestampValue = 0n;
     this.restoredOpValue = 0;
     this.restoredTimestampValue = 0n;
+  }
+
+  /** A new key table in force; the early forgets counted so far stay counted. */
+  private replaceHttpKeys(table: HttpKeyTable): void {
+    this.earlierEarlyForgets += this.httpKeysValue.earlyForgets;
+    this.httpKeysValue = table;
   }
 }
 

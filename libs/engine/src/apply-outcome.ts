@@ -1,5 +1,6 @@
 import { type JournalEntry } from '@once/journal/internal';
 import { type ClientId, type EvictionReason } from '@once/protocol';
+import { type HttpApplied } from './http/http-request';
 
 /** A session that ended while an entry was applied. */
 export interface EndedSession {
@@ -41,6 +42,8 @@ export interface ApplyOutcome {
   readonly registered: RegisteredSession | undefined;
   /** Sessions ended by this entry (evicted, logged out, expired), in order. */
   readonly endedSessions: readonly EndedSession[];
+  /** An HTTP_REQUEST entry's response, and whether the entry changed anything; undefined for other kinds. */
+  readonly http: HttpApplied | undefined;
 }
 
 const NO_ENDED: readonly EndedSession[] = Object.freeze([]);
@@ -58,6 +61,7 @@ export function quietOutcome(entry: JournalEntry, ended: readonly EndedSession[]
     result: undefined,
     registered: undefined,
     endedSessions: ended.length === 0 ? NO_ENDED : ended,
+    http: undefined,
   };
 }
 
@@ -81,5 +85,6 @@ export function cachedReplyOutcome(
     result,
     registered: undefined,
     endedSessions: ended.length === 0 ? NO_ENDED : ended,
+    http: undefined,
   };
 }

@@ -90,7 +90,7 @@ export async function settleBootFor(
     if (isNew) reasons.push('new data directory');
     else if (changed) {
       reasons.push(
-        `limits changed from clientsMax ${inForce.clientsMax}, ring ${inForce.ring}, sessionTtlMs ${inForce.sessionTtlMs}`,
+        `limits changed from clientsMax ${inForce.clientsMax}, ring ${inForce.ring}, sessionTtlMs ${inForce.sessionTtlMs}, httpKeyRetentionMs ${inForce.httpKeyRetentionMs}, httpKeysMax ${inForce.httpKeysMax}`,
       );
     }
     if (holders > 0) reasons.push(`releasing what ${holders} disconnected clients held`);
@@ -100,13 +100,15 @@ export async function settleBootFor(
     logger.log(
       new LogEvent(
         'boot-entry',
-        `boot: journaled BOOT at op ${op} (${reasons.join('; ')}; limits clientsMax ${settings.clientsMax}, ring ${settings.ring}, sessionTtlMs ${settings.sessionTtlMs})`,
+        `boot: journaled BOOT at op ${op} (${reasons.join('; ')}; limits clientsMax ${settings.clientsMax}, ring ${settings.ring}, sessionTtlMs ${settings.sessionTtlMs}, httpKeyRetentionMs ${settings.httpKeyRetentionMs}, httpKeysMax ${settings.httpKeysMax})`,
         {
           op,
           reason: reasons.join('; '),
           clientsMax: settings.clientsMax,
           ring: settings.ring,
           sessionTtlMs: settings.sessionTtlMs,
+          httpKeyRetentionMs: settings.httpKeyRetentionMs,
+          httpKeysMax: settings.httpKeysMax,
         },
       ),
     );

@@ -12,6 +12,17 @@ export interface EngineSettings {
   readonly ring: number;
   /** Sessions idle longer than this (by journal time) expire; 0 = never. */
   readonly sessionTtlMs: number;
+  /**
+   * Idempotency-Keys of HTTP requests older than this (by journal time) are
+   * forgotten (see `HttpKeyTable`). Default 86 400 000 (24 h); a BOOT body
+   * or a snapshot written before it existed reads as the default.
+   */
+  readonly httpKeyRetentionMs: number;
+  /**
+   * Idempotency-Keys kept at once; a new key beyond it forgets the oldest
+   * first (an early forget). Default 100 000; absent from older bodies: the default.
+   */
+  readonly httpKeysMax: number;
 }
 
 /**
@@ -23,15 +34,25 @@ export const GENESIS_SETTINGS: EngineSettings = settingDefaults([
   'clientsMax',
   'ring',
   'sessionTtlMs',
+  'httpKeyRetentionMs',
+  'httpKeysMax',
 ]);
 
 export class InvalidSettingsError extends Error {
   readonly code = 'INVALID_SETTINGS';
 }
 
-/** Validates and normalises settings (integers, in range), or throws InvalidSettingsError. */
-export function validateSettings(settings: EngineSettings): EngineSettings {
-  const { clientsMax, ring, sessionTtlMs } = settings;
+/**
+ * Validates and normalises settings (integers, in range), or throws
+ * InvalidSettingsError. A setting added after the first release
+ * (`httpKeyRetentionMs`, `httpKeysMax`) may be missing, as in the BOOT
+ * bodies and snapshots written before it: it reads as its genesis value,
+ * which is the value those journals were applied under.
+ */
+export function validateSettings(settings: Partial<EngineSettings>): EngineSettings {
+  const { clientsMax, ring, sessionTtlMs } = settings as EngineSettings;
+  const httpKeyRetentionMs = settings.httpKeyRetentionMs ?? GENESIS_SETTINGS.httpKeyRetentionMs;
+  const httpKeysMax = settings.httpKeysMax ?? GENESIS_SETTINGS.httpKeysMax;
   if (!Number.isSafeInteger(clientsMax) || clientsMax < 1) {
     throw new InvalidSettingsError(`clientsMax must be an integer >= 1, got ${clientsMax}`);
   }
@@ -44,11 +65,33 @@ export function validateSettings(settings: EngineSettings): EngineSettings {
   if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs < 0) {
     throw new InvalidSettingsError(`sessionTtlMs must be an integer >= 0, got ${sessionTtlMs}`);
   }
-  return { clientsMax, ring, sessionTtlMs };
+  const retention = setting('httpKeyRetentionMs');
+  if (
+    !Number.isSafeInteger(httpKeyRetentionMs) ||
+    httpKeyRetentionMs < retention.min! ||
+    httpKeyRetentionMs > retention.max!
+  ) {
+    throw new InvalidSettingsError(
+      `httpKeyRetentionMs must be an integer >= ${retention.min}, got ${httpKeyRetentionMs}`,
+    );
+  }
+  const keys = setting('httpKeysMax');
+  if (!Number.isSafeInteger(httpKeysMax) || httpKeysMax < keys.min! || httpKeysMax > keys.max!) {
+    throw new InvalidSettingsError(
+      `httpKeysMax must be an integer from ${keys.min} to ${keys.max}, got ${httpKeysMax}`,
+    );
+  }
+  return { clientsMax, ring, sessionTtlMs, httpKeyRetentionMs, httpKeysMax };
 }
 
 export function sameSettings(a: EngineSettings, b: EngineSettings): boolean {
-  return a.clientsMax === b.clientsMax && a.ring === b.ring && a.sessionTtlMs === b.sessionTtlMs;
+  return (
+    a.clientsMax === b.clientsMax &&
+    a.ring === b.ring &&
+    a.sessionTtlMs === b.sessionTtlMs &&
+    a.httpKeyRetentionMs === b.httpKeyRetentionMs &&
+    a.httpKeysMax === b.httpKeysMax
+  );
 }
 
 /** The body of a BOOT entry: the settings it puts in force, as JSON. */
@@ -59,7 +102,9 @@ export function encodeSettings(settings: EngineSettings): Buffer {
 /** Reads a BOOT entry's body; undefined when it is not valid settings (the entry then changes no limit). */
 export function decodeSettings(body: Buffer): EngineSettings | undefined {
   try {
-    return validateSettings(JSON.parse(body.toString('utf8')) as EngineSettings);
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    return validateSettings(parsed);
   } catch {
     return undefined;
   }

@@ -7,7 +7,7 @@ import { type StatePicture } from './state-registry';
  * with its own checksum and op):
  *
  *     0   4  magic "OSNP"
- *     4   1  format version (2; version 1 is still read)
+ *     4   1  format version (2, 3 or 4; version 1 is still read)
  *     5   3  reserved, 0
  *     8   8  op the snapshot stands at (every entry <= op applied, none after)
  *    16   8  journal timestamp of that op (ns)
@@ -16,10 +16,17 @@ import { type StatePicture } from './state-registry';
  *     …   4  client table length, then the table's own snapshot bytes
  *     …   4  state count, then per state (in name order):
  *            2 name length, name (utf8),
- *            4 version of the code that wrote it (format 2 only; format 1: 1),
+ *            4 version of the code that wrote it (format 2 and later; format 1: 1),
  *            4 JSON length, JSON (utf8)
  *     …   4  manifest length (0: none in force), then the MANIFEST entry
- *            body in force (format 2 only)
+ *            body in force (format 2 and later)
+ *     …   4  keyed-state marker length, then its JSON (format 3; format 4:
+ *            length 0 when there is no marker)
+ *     …   4  HTTP key table length, then the table's own bytes (format 4 only)
+ *
+ * A snapshot is written in the oldest format that holds it (2 without keyed
+ * records or HTTP keys, 3 with keyed records only), so a build from before
+ * those features reads the snapshots of a node that does not use them.
  */
 export interface EngineSnapshot {
   readonly op: number;
@@ -37,9 +44,17 @@ export interface EngineSnapshot {
    * in format 2, which builds from before keyed state read.
    */
   readonly keyed?: KeyedStateMarker;
+  /**
+   * The HTTP key table's bytes (see `HttpKeyTable.encode`). Undefined: no
+   * key (a snapshot older than format 4 reads so), and the snapshot is
+   * written in an older format.
+   */
+  readonly httpKeys?: Buffer;
 }
 
 const MAGIC = 0x504e534f; // "OSNP"
+/** Format 4 adds the HTTP key table; a snapshot without HTTP keys is still written in format 2 or 3. */
+const FORMAT_VERSION_HTTP_KEYS = 4;
 /** Format 3 adds the keyed-state marker; a snapshot without keyed records is still written in format 2. */
 const FORMAT_VERSION_KEYED = 3;
 const FORMAT_VERSION = 2;
@@ -60,13 +75,18 @@ export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
   const keyed = isEmptyMarker(snapshot.keyed)
     ? undefined
     : Buffer.from(JSON.stringify(snapshot.keyed));
+  const httpKeys = snapshot.httpKeys;
   let size = 24 + 4 + settings.length + 4 + expired.length + 4 + snapshot.table.length + 4;
   for (const [name, json] of states) size += 2 + name.length + 4 + 4 + json.length;
   size += 4 + manifest.length;
-  if (keyed) size += 4 + keyed.length;
+  if (httpKeys) size += 4 + (keyed?.length ?? 0) + 4 + httpKeys.length;
+  else if (keyed) size += 4 + keyed.length;
   const out = Buffer.alloc(size);
   out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt8(keyed ? FORMAT_VERSION_KEYED : FORMAT_VERSION, 4);
+  out.writeUInt8(
+    httpKeys ? FORMAT_VERSION_HTTP_KEYS : keyed ? FORMAT_VERSION_KEYED : FORMAT_VERSION,
+    4,
+  );
   out.writeBigUInt64LE(BigInt(snapshot.op), 8);
   out.writeBigUInt64LE(snapshot.timestamp, 16);
   let at = 24;
@@ -83,7 +103,12 @@ export function encodeEngineSnapshot(snapshot: EngineSnapshot): Buffer {
     at = writeBlock(out, at + 4, json);
   }
   at = writeBlock(out, at, manifest);
-  if (keyed) at = writeBlock(out, at, keyed);
+  if (httpKeys) {
+    at = writeBlock(out, at, keyed ?? Buffer.alloc(0));
+    at = writeBlock(out, at, httpKeys);
+  } else if (keyed) {
+    at = writeBlock(out, at, keyed);
+  }
   if (at !== size) throw new Error(`snapshot size mismatch: wrote ${at} of ${size} bytes`);
   return out;
 }
@@ -93,6 +118,7 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
   if (reader.u32() !== MAGIC) throw new SnapshotInvalidError('snapshot has a bad magic');
   const version = reader.u8();
   if (
+    version !== FORMAT_VERSION_HTTP_KEYS &&
     version !== FORMAT_VERSION_KEYED &&
     version !== FORMAT_VERSION &&
     version !== FORMAT_VERSION_UNVERSIONED
@@ -122,16 +148,21 @@ export function decodeEngineSnapshot(bytes: Buffer): EngineSnapshot {
     manifest = block.length > 0 ? block : undefined;
   }
   let keyed: KeyedStateMarker | undefined;
-  if (version === FORMAT_VERSION_KEYED) {
-    try {
-      keyed = parseKeyedMarker(reader.block().toString('utf8'));
-    } catch (error) {
-      if (error instanceof SnapshotInvalidError) throw error;
-      throw new SnapshotInvalidError('snapshot keyed-state marker is unreadable');
+  if (version >= FORMAT_VERSION_KEYED) {
+    const block = reader.block();
+    // Format 4 writes an empty block when there is no marker; format 3 never does.
+    if (version === FORMAT_VERSION_KEYED || block.length > 0) {
+      try {
+        keyed = parseKeyedMarker(block.toString('utf8'));
+      } catch (error) {
+        if (error instanceof SnapshotInvalidError) throw error;
+        throw new SnapshotInvalidError('snapshot keyed-state marker is unreadable');
+      }
     }
   }
+  const httpKeys = version === FORMAT_VERSION_HTTP_KEYS ? reader.block() : undefined;
   if (!reader.done) throw new SnapshotInvalidError('snapshot has trailing bytes');
-  return { op, timestamp, settings, expired, table, states, manifest, keyed };
+  return { op, timestamp, settings, expired, table, states, manifest, keyed, httpKeys };
 }
 
 function writeBlock(out: Buffer, at: number, block: Buffer): number {

@@ -85,12 +85,20 @@ describe('Engine (the apply path)', () => {
     expect(test.engine.ready).toBe(true);
     expect(test.engine.commitOp).toBe(2);
     expect(await kindsFrom(1)).toEqual([EntryKind.Manifest, EntryKind.Boot]);
-    expect(test.engine.settings).toEqual({ clientsMax: 2, ring: 2, sessionTtlMs: 0 });
+    expect(test.engine.settings).toEqual({
+      clientsMax: 2,
+      ring: 2,
+      sessionTtlMs: 0,
+      httpKeyRetentionMs: 86_400_000,
+      httpKeysMax: 100_000,
+    });
     expect(test.engine.table.capacity).toBe(2);
     expect(test.node.journal.meta.settings).toEqual({
       clientsMax: 2,
       ring: 2,
       sessionTtlMs: 0,
+      httpKeyRetentionMs: 86_400_000,
+      httpKeysMax: 100_000,
       sinceOp: 2,
     });
   });

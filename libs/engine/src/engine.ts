@@ -22,6 +22,14 @@ import {
   PendingSubmissions,
   notify,
 } from './pending-submissions';
+import { responseOf } from './http/http-key-table';
+import { HttpInFlight } from './http/http-in-flight';
+import {
+  type HttpRequestDraft,
+  type HttpSubmitOptions,
+  type HttpSubmitResult,
+} from './http/http-request';
+import { httpRequestEntryDraft, scopedKeyOf } from './http/http-request-body';
 import { SnapshotScheduler } from './snapshot-scheduler';
 import { type StateRegistry } from './state-registry';
 import { systemDraft } from './system-draft';
@@ -92,6 +100,8 @@ export class Engine {
   private readonly replyChecks: boolean;
   /** Why the node stopped applying (an entry this code cannot apply as it was); then it applies nothing more. */
   private applyFailure: Error | undefined;
+  /** HTTP requests journaled by this node and not yet applied (see {@link submitHttp}). */
+  private readonly httpInFlight = new HttpInFlight();
 
   constructor(options: EngineOptions) {
     this.journal = options.journal;
@@ -140,6 +150,19 @@ export class Engine {
   }
   get commitTimestamp(): bigint {
     return this.applier.commitTimestamp;
+  }
+
+  /** Idempotency-Keys of HTTP requests remembered now (replicated state; a gauge). */
+  get httpKeyCount(): number {
+    return this.applier.httpKeys.size;
+  }
+  /** Idempotency-Keys forgotten early (the `httpKeysMax` bound) since this process started; a counter. */
+  get httpEarlyForgets(): number {
+    return this.applier.httpEarlyForgets;
+  }
+  /** HTTP requests this node journaled and has not applied yet. */
+  get httpInFlightCount(): number {
+    return this.httpInFlight.size;
   }
 
   /**
@@ -251,6 +274,75 @@ export class Engine {
     // The journal is fail-stop: onJournalFailure reports a failed write once.
     if (onOutcome || onFailed) this.pending.add(op, onOutcome, onFailed);
     return op;
+  }
+
+  /**
+   * An HTTP request with an Idempotency-Key, exactly once. Admission, in
+   * this order:
+   * 1. the key table: the key is done, so the same fingerprint gets its
+   *    first response (`replayed`), another one `mismatch`;
+   * 2. the requests in flight: the same key being applied now, with the
+   *    same fingerprint `in-flight` (or, with `waitInFlight`, its result
+   *    once applied, `applied` told as `replayed`), with another one
+   *    `mismatch`;
+   * 3. else the request is journaled as one HTTP_REQUEST entry and resolves
+   *    `applied` once it is durable and applied (or, should another node
+   *    have journaled the key first, with what the apply step found:
+   *    `replayed` or `mismatch`).
+   *
+   * Rejects with what {@link submit} throws when the node takes no writes
+   * (EngineUnavailableError; InvalidEntryError for a fingerprint that is
+   * not 16 bytes or a status that is not one), and with the journal's error
+   * (or the end of the term) when the entry will not be applied on this
+   * node's behalf; nothing was answered then, and a retry may apply it.
+   */
+  submitHttp(
+    request: HttpRequestDraft,
+    options: HttpSubmitOptions = {},
+  ): Promise<HttpSubmitResult> {
+    const scopedKey = scopedKeyOf(request);
+    const done = this.applier.httpKeys.get(scopedKey);
+    if (done) {
+      return Promise.resolve(
+        done.fingerprint.equals(request.fingerprint)
+          ? { kind: 'replayed', response: responseOf(done) }
+          : { kind: 'mismatch' },
+      );
+    }
+    const flying = this.httpInFlight.get(scopedKey);
+    if (flying) {
+      if (!flying.fingerprint.equals(request.fingerprint)) {
+        return Promise.resolve({ kind: 'mismatch' });
+      }
+      return options.waitInFlight
+        ? this.httpInFlight.wait(flying)
+        : Promise.resolve({ kind: 'in-flight' });
+    }
+    return new Promise((resolve, reject) => {
+      const draft = httpRequestEntryDraft(request);
+      this.httpInFlight.start(scopedKey, request.fingerprint);
+      const onOutcome = (outcome: ApplyOutcome): void => {
+        const result = httpResultOf(outcome);
+        if (result instanceof Error) {
+          this.httpInFlight.fail(scopedKey, result);
+          reject(result);
+          return;
+        }
+        this.httpInFlight.settle(scopedKey, result);
+        resolve(result);
+      };
+      const onFailed = (error: Error): void => {
+        this.httpInFlight.fail(scopedKey, error);
+        reject(error);
+      };
+      try {
+        this.submit(draft, onOutcome, onFailed);
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        this.httpInFlight.fail(scopedKey, failure);
+        reject(failure);
+      }
+    });
   }
 
   /** See {@link admitCommand}: the admission step, run once, live, before journaling. */
@@ -515,5 +607,21 @@ export class Engine {
         `journal: ${entries} entries in ${batches} synced batches since start (${(entries / batches).toFixed(1)} per batch)`,
       );
     }
+  }
+}
+
+/** What `submitHttp` resolves with for the outcome of its entry; an Error if the outcome is not an HTTP request's. */
+function httpResultOf(outcome: ApplyOutcome): HttpSubmitResult | Error {
+  const http = outcome.http;
+  if (!http) {
+    return new Error(`the entry at op ${outcome.entry.op} applied is not an HTTP request`);
+  }
+  switch (http.kind) {
+    case 'applied':
+      return { kind: 'applied', response: http.response };
+    case 'duplicate':
+      return { kind: 'replayed', response: http.response };
+    case 'mismatch':
+      return { kind: 'mismatch' };
   }
 }

@@ -44,6 +44,32 @@ export interface HandlerRun {
   pattern: string;
   state: string | undefined;
   rebuilt: boolean;
+  /**
+   * How the run ended, for a caller that answers otherwise than with the
+   * outcome body (an HTTP request): `ok`, the handler returned `result`;
+   * `refused`, a CommandError (or a refusal journaled at admission) with
+   * `code` and `message`; `failed`, an engine refusal (HANDLER_FAILED,
+   * UNKNOWN_PATTERN, COMMAND_RETIRED, ASYNC_HANDLER, INVALID_ENTRY) with
+   * `code` and `message`.
+   */
+  ending: 'ok' | 'refused' | 'failed';
+  /** What the handler returned, when `ending` is `ok`. */
+  result: unknown;
+  code: string;
+  message: string;
+}
+
+/** A {@link HandlerRun} to reuse, before any run. */
+export function newHandlerRun(): HandlerRun {
+  return {
+    pattern: '',
+    state: undefined,
+    rebuilt: true,
+    ending: 'ok',
+    result: undefined,
+    code: '',
+    message: '',
+  };
 }
 
 /**
@@ -85,21 +111,27 @@ export function runCommandHandler(
     run.pattern = body ? body.pattern : '';
     run.state = undefined;
     run.rebuilt = true;
+    run.ending = 'ok';
+    run.result = undefined;
   }
   if (!body) {
-    return errorBodyText(
+    return ended(
+      run,
+      'failed',
       EngineRefusal.InvalidEntry,
       `entry at op ${entry.op} is not a command body`,
     );
   }
   if (body.refusal) {
     const { code, message, rpcError } = body.refusal;
-    return errorBodyText(code, message, rpcError);
+    return ended(run, 'refused', code, message, rpcError);
   }
   const pattern = body.pattern;
   if (dispatch.retired.has(pattern)) {
     if (run) run.rebuilt = false;
-    return errorBodyText(
+    return ended(
+      run,
+      'failed',
       EngineRefusal.CommandRetired,
       `the command "${pattern}" was retired; its entry at op ${entry.op} changed nothing`,
     );
@@ -110,7 +142,9 @@ export function runCommandHandler(
     if (inForce !== undefined && inForce.has(pattern)) {
       throw new CommandNotProvidedError(entry.op, pattern);
     }
-    return errorBodyText(
+    return ended(
+      run,
+      'failed',
       EngineRefusal.UnknownPattern,
       `no command handler for pattern "${pattern}"`,
     );
@@ -128,19 +162,38 @@ export function runCommandHandler(
     const result: unknown = handler.apply(body.data, ctx);
     if (isThenable(result)) {
       result.then(undefined, () => undefined);
-      return errorBodyText(
+      return ended(
+        run,
+        'failed',
         EngineRefusal.AsyncHandler,
         `handler for "${body.pattern}" returned a promise; command handlers must be synchronous`,
       );
     }
+    if (run) run.result = result;
     return okBodyText(result);
   } catch (error) {
     if (failureLog) reportLive(handler, failureLog, error, body.data, ctx);
     if (error instanceof CommandError) {
-      return errorBodyText(error.code, error.message, error.rpcError);
+      return ended(run, 'refused', error.code, error.message, error.rpcError);
     }
-    return errorBodyText(EngineRefusal.HandlerFailed, handlerFailedMessage(entry.op));
+    return ended(run, 'failed', EngineRefusal.HandlerFailed, handlerFailedMessage(entry.op));
   }
+}
+
+/** A refusal's outcome body, noted in `run` as `ending`. */
+function ended(
+  run: HandlerRun | undefined,
+  ending: 'refused' | 'failed',
+  code: string,
+  message: string,
+  rpcError?: unknown,
+): string {
+  if (run) {
+    run.ending = ending;
+    run.code = code;
+    run.message = message;
+  }
+  return errorBodyText(code, message, rpcError);
 }
 
 /** The live side of a throw: the log line with the details, then the handler's own report. */

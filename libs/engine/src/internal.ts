@@ -108,3 +108,24 @@ export {
   DEFAULT_KEYED_CACHE_ENTRIES,
   isKeyedState,
 } from './keyed';
+export {
+  type HttpApplied,
+  type HttpRequestDraft,
+  type HttpResponseRecord,
+  type HttpSubmitOptions,
+  type HttpSubmitResult,
+} from './http/http-request';
+export {
+  HTTP_FINGERPRINT_BYTES,
+  type HttpRequestBody,
+  decodeHttpRequestBody,
+  encodeHttpRequestBody,
+  httpRequestEntryDraft,
+  scopedKeyOf,
+} from './http/http-request-body';
+export {
+  type HttpKeyRecord,
+  HttpKeyTable,
+  HttpKeyTableInvariantError,
+  responseOf,
+} from './http/http-key-table';

@@ -4,7 +4,8 @@ import { type OnceHttpOptions } from './http/once-http-options.interface';
 
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
- * `clientsMax`, `ring`, `sessionTtlMs`, `snapshotEveryOps`, `keyedCacheEntries`, `journalRetain`) carry the names,
+ * `clientsMax`, `ring`, `sessionTtlMs`, `httpKeyRetentionMs`, `httpKeysMax`, `snapshotEveryOps`,
+ * `keyedCacheEntries`, `journalRetain`) carry the names,
  * ranges and defaults of the settings table in `@once/settings` (shown in
  * the README, "Running the service"); an option left out takes the table's
  * default.
@@ -18,6 +19,10 @@ export interface OnceModuleOptions {
   readonly ring?: number;
   /** Sessions idle longer than this (journal time) expire (0: never). */
   readonly sessionTtlMs?: number;
+  /** How long (journal time) an Idempotency-Key of an HTTP request is remembered with its response. */
+  readonly httpKeyRetentionMs?: number;
+  /** Idempotency-Keys remembered at once; beyond it the oldest is forgotten early. */
+  readonly httpKeysMax?: number;
   /** Snapshot every this many ops (0: only at graceful stop). */
   readonly snapshotEveryOps?: number;
   /** Keyed-state records kept in memory to read from (see `KeyedState`). */

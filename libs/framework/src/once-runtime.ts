@@ -282,6 +282,10 @@ export class OnceRuntime
         ...(this.options.clientsMax !== undefined && { clientsMax: this.options.clientsMax }),
         ...(this.options.ring !== undefined && { ring: this.options.ring }),
         ...(this.options.sessionTtlMs !== undefined && { sessionTtlMs: this.options.sessionTtlMs }),
+        ...(this.options.httpKeyRetentionMs !== undefined && {
+          httpKeyRetentionMs: this.options.httpKeyRetentionMs,
+        }),
+        ...(this.options.httpKeysMax !== undefined && { httpKeysMax: this.options.httpKeysMax }),
       },
       snapshotEveryOps: this.options.snapshotEveryOps,
       keyedCacheEntries: this.options.keyedCacheEntries,

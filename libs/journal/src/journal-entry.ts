@@ -27,6 +27,13 @@ export enum EntryKind {
    * replay or a follower that computes another reply stops there.
    */
   ReplyCheck = 19,
+  /**
+   * An HTTP request carrying an Idempotency-Key: the request, the state
+   * change and the response in one entry (see the engine's `HttpKeyTable`).
+   * `requestChecksum` holds the request's fingerprint, the body its scope,
+   * key, command pattern, data and statuses.
+   */
+  HttpRequest = 20,
 }
 
 /**
@@ -42,6 +49,7 @@ export function isEntryKind(value: number): value is EntryKind {
     case EntryKind.Boot:
     case EntryKind.Manifest:
     case EntryKind.ReplyCheck:
+    case EntryKind.HttpRequest:
       return true;
     default:
       return false;

@@ -35,6 +35,8 @@ describe('server settings', () => {
       pendingEntriesMax: 65_536,
       writeBufferBytesMax: 64 * 1024 * 1024,
       sessionTtlMs: 0,
+      httpKeyRetentionMs: 86_400_000,
+      httpKeysMax: 100_000,
       partialFrameTimeoutMs: 10_000,
       idleUnboundTimeoutMs: 60_000,
       registerFailuresPerAddressPerMinuteMax: 30,

@@ -22,6 +22,10 @@ export interface ServerConfig {
   readonly ring: number;
   /** Sessions idle longer than this (journal time) expire; 0 = never. */
   readonly sessionTtlMs: number;
+  /** Idempotency-Keys of HTTP requests are remembered this long (journal time). */
+  readonly httpKeyRetentionMs: number;
+  /** Idempotency-Keys remembered at once. */
+  readonly httpKeysMax: number;
   readonly snapshotEveryOps: number;
   /** Keyed-state records kept in memory to read from. */
   readonly keyedCacheEntries: number;

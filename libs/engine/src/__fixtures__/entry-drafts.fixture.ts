@@ -55,10 +55,13 @@ export function logoutDraft(
   };
 }
 
+/** A BOOT draft; without the HTTP key settings its body is what builds before them wrote. */
 export function bootDraft(settings: {
   clientsMax: number;
   ring: number;
   sessionTtlMs: number;
+  httpKeyRetentionMs?: number;
+  httpKeysMax?: number;
 }): EntryDraft {
   return {
     kind: EntryKind.Boot,

@@ -165,6 +165,13 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             remedy: 'Make the apply step synchronous; move waiting to an `@Admit` step.',
           },
           {
+            codes: ['IDEMPOTENCY_KEY_REUSED'],
+            meaning:
+              'HTTP 422: an HTTP request carried an `Idempotency-Key` the node already holds (done or being applied) for another request: same principal and route, another fingerprint (method, route, data). Answered at admission, or at apply when two nodes journaled the same key (a new leader); either way nothing changes and nothing is recorded for the key.',
+            remedy:
+              'Use a new key for a new request; retry a request only with its own key and the very same data.',
+          },
+          {
             codes: ['REPLY_NOT_SINGLE'],
             meaning:
               "A command's Observable emitted later or more than once; a query's emitted more than once.",
@@ -223,7 +230,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             meaning:
               'An entry failed verification (length, checksum, op, an unknown entry kind) or is missing. Names the op.',
             remedy:
-              '`--truncate-corrupt-tail` (or `once truncate-corrupt-tail`) shows what a repair drops, `--yes` does it. An unknown entry kind 18 or 19 is a MANIFEST or REPLY_CHECK read by a build older than them: nothing is corrupt, run a newer build, and never repair with the older one (see [UPGRADING.md](../../UPGRADING.md)).',
+              '`--truncate-corrupt-tail` (or `once truncate-corrupt-tail`) shows what a repair drops, `--yes` does it. An unknown entry kind 18, 19 or 20 is a MANIFEST, a REPLY_CHECK or an HTTP_REQUEST read by a build older than them: nothing is corrupt, run a newer build, and never repair with the older one (see [UPGRADING.md](../../UPGRADING.md)).',
           },
           {
             codes: ['JOURNAL_COMPACTED'],
@@ -629,6 +636,12 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['TABLE_INVARIANT'],
             meaning: 'The client table was asked for something the journal order cannot produce.',
+            remedy: 'Report it with the log.',
+          },
+          {
+            codes: ['HTTP_KEY_TABLE_INVARIANT'],
+            meaning:
+              'The table of Idempotency-Keys was asked to record a key it holds, or out of op order.',
             remedy: 'Report it with the log.',
           },
           {
