@@ -24,7 +24,6 @@ import { type Subscription } from 'rxjs';
 import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
-import { type HttpRequestDraft, type HttpSubmitResult } from './http/engine-http-types';
 import { type HttpNode, bindHttpHost } from './http/http-node';
 import { type OnceHttpOptions } from './http/once-http-options.interface';
 import { type OnceAuthenticator } from './once-authenticator.interface';
@@ -208,19 +207,13 @@ export class OnceRuntime
   httpNode(): HttpNode | undefined {
     if (!this.nodeValue) return undefined;
     const engine = this.engine;
-    const submitter = engine as unknown as {
-      submitHttp(
-        request: HttpRequestDraft,
-        options?: { waitInFlight?: boolean },
-      ): Promise<HttpSubmitResult>;
-    };
     return {
       // Stopping: NestJS still routes HTTP until the server closes, the journal drains.
       serving: engine.ready && !this.stopAnnounced,
       phase: this.stopAnnounced ? 'stopping' : engine.phase,
       writable: engine.role.writable,
       leader: engine.role.view.leader,
-      submitHttp: (request, options) => submitter.submitHttp(request, options),
+      submitHttp: (request, options) => engine.submitHttp(request, options),
     };
   }
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Post } from '@nestjs/common';
-import { type HttpRequestDraft, type HttpSubmitResult } from './engine-http-types';
+import { type HttpRequestDraft, type HttpSubmitResult } from '@once/engine/internal';
 import { answerFor } from './http-admission';
 import { type HttpNode, bindHttpHost } from './http-node';
 import { type IdempotentMetadata, Idempotent } from './idempotent.decorator';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HTTP_CODE_METADATA } from '../nest/nest-internals';
-import { type HttpResponseRecord } from './engine-http-types';
+import { type HttpResponseRecord } from '@once/engine/internal';
 import { type HttpAnswer, errorAnswer, sendHttpAnswer } from './http-answer';
 import { journaledArguments } from './http-param-layout';
 import { type HttpNode, httpHostOf } from './http-node';

@@ -1,4 +1,4 @@
-import { type HttpRequestDraft, type HttpSubmitResult } from './engine-http-types';
+import { type HttpRequestDraft, type HttpSubmitResult } from '@once/engine/internal';
 import { type OnceHttpOptions } from './once-http-options.interface';
 
 /** What an `@Idempotent` route needs of the node: whether it serves writes, and the submission. */

@@ -579,7 +579,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
     title: 'Exactly-once HTTP answers',
     parts: [
       {
-        text: 'What an `@Idempotent` route of a team\'s NestJS controller answers besides its own recorded\nresponses, as `{"code","message"}` (see [Exactly-once HTTP endpoints](../guides/exactly-once-http.md)).\nNone of them is journaled: the client fixes the request or retries it.',
+        text: 'What an `@Idempotent` route of a team\'s NestJS controller answers besides its own recorded\nresponses, as `{"code","message"}` (see [Exactly-once HTTP endpoints](../guides/exactly-once-http.md)).\nNone of them is journaled: the client fixes the request or retries it. A key reused for\nanother request is answered 422 `IDEMPOTENCY_KEY_REUSED` (see the refusals, above).',
       },
       {
         codes: [
@@ -596,14 +596,6 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             meaning:
               'The `Idempotency-Key` is neither a quoted sf-string nor a bare key of printable ASCII, is empty, comes twice, or is longer than `http.keyMaxLength` (255 by default). The message says which.',
             remedy: 'Send one key of printable ASCII, quoted (`"…"`) or bare, within the length.',
-          },
-          {
-            codes: ['IDEMPOTENCY_KEY_REUSED'],
-            status: '422',
-            meaning:
-              'The key was already used, by this principal on this route, for another request: another body, route parameter or query (the fingerprints differ). Nothing was applied.',
-            remedy:
-              'Use a new key for a new request. A client that meant a retry sent a body that differs: send the first one again.',
           },
           {
             codes: ['IDEMPOTENCY_KEY_IN_FLIGHT'],
