@@ -18,7 +18,7 @@ export interface HttpLedgerApp {
 }
 
 @Module({})
-class HttpLedgerAppModule {
+export class HttpLedgerAppModule {
   static register(dataDir: string, journalWrites: Gate): DynamicModule {
     return {
       module: HttpLedgerAppModule,
