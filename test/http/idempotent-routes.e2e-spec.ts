@@ -69,6 +69,14 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(await account('nokey')).toMatchObject({ balance: 0 });
     });
 
+    it('when the route makes the key optional, then each request without one is applied on its own, never replayed', async () => {
+      const once = await post('accounts/o-1/deposit-optional', { amount: 4 });
+      const twice = await post('accounts/o-1/deposit-optional', { amount: 4 });
+      expect([once.status, twice.status]).toEqual([201, 201]);
+      expect([once.replayed, twice.replayed]).toEqual(['false', 'false']);
+      expect(await account('o-1')).toMatchObject({ balance: 8, applied: 2 });
+    });
+
     it.each([
       ['an unclosed sf-string', '"abc'],
       ['two keys', '"a", "b"'],
