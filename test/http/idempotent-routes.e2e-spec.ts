@@ -117,6 +117,22 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(await account('a-1')).toMatchObject({ balance: 50, applied: 1 });
     });
 
+    it('when two users send the same key, then each gets a request of their own: keys are scoped to the principal, whose id the apply step sees', async () => {
+      const alice = await post(
+        'accounts/p-1/deposit',
+        { amount: 1 },
+        { ...key('shared'), 'x-user': '1' },
+      );
+      const bob = await post(
+        'accounts/p-1/deposit',
+        { amount: 1 },
+        { ...key('shared'), 'x-user': '2' },
+      );
+      expect([alice.replayed, bob.replayed]).toEqual(['false', 'false']);
+      expect([json(alice).user, json(bob).user]).toEqual([1, 2]);
+      expect(await account('p-1')).toMatchObject({ balance: 2, applied: 2 });
+    });
+
     it('when the same request comes while the first is journaled and not yet applied, then the second is answered 409 IDEMPOTENCY_KEY_IN_FLIGHT with Retry-After, and the first completes', async () => {
       journalWrites.close();
       const pending = post('accounts/f-1/deposit', { amount: 7 }, key('flight-1'));
