@@ -1,4 +1,4 @@
-import { encodeCommandBody } from '@once/engine/internal';
+import { encodeCommandBody, encodeHttpRequestBody } from '@once/engine/internal';
 import { EntryKind } from '@once/journal';
 import { type JournalEntry } from '@once/journal/internal';
 import { ZERO_CHECKSUM, ZERO_CLIENT_ID } from '@once/protocol/internal';
@@ -141,6 +141,46 @@ describe('entryView', () => {
     expect(garbage).toMatchObject({
       pattern: null,
       body: { undecodable: expect.stringMatching(/^3 bytes/) },
+    });
+  });
+
+  it("decodes an HTTP_REQUEST: its pattern, scope, key and statuses, its data disclosed like a COMMAND's", () => {
+    const body = encodeHttpRequestBody({
+      scope: 'user 5|POST /vault',
+      key: 'k-1',
+      pattern: 'vault.put',
+      data: { pin: '1234', label: 'home' },
+      status: 201,
+      refusalStatus: 422,
+    });
+    const http = (disclosure?: BodyDisclosure) =>
+      entryView(
+        entry({
+          kind: EntryKind.HttpRequest,
+          client: ZERO_CLIENT_ID,
+          session: 0,
+          request: 0,
+          body,
+        }),
+        disclosure,
+      );
+    expect(http()).toMatchObject({
+      kind: 'HTTP_REQUEST',
+      client: 'system',
+      pattern: 'vault.put',
+      body: {
+        scope: 'user 5|POST /vault',
+        key: 'k-1',
+        status: 201,
+        refusalStatus: 422,
+        data: WITHHELD,
+      },
+    });
+    expect(http(DECLARED).body).toMatchObject({ data: { pin: REDACTED, label: 'home' } });
+    const garbage = entryView(entry({ kind: EntryKind.HttpRequest, body: Buffer.from('{}') }));
+    expect(garbage).toMatchObject({
+      pattern: null,
+      body: { undecodable: "2 bytes that are not this kind's JSON" },
     });
   });
 

@@ -67,6 +67,8 @@ async function main(): Promise<void> {
             ring: read('ring'),
             clientsMax: read('clientsMax'),
             sessionTtlMs: read('sessionTtlMs'),
+            httpKeyRetentionMs: read('httpKeyRetentionMs'),
+            httpKeysMax: read('httpKeysMax'),
             snapshotEveryOps: read('snapshotEveryOps'),
             keyedCacheEntries: read('keyedCacheEntries'),
             journalRetain: read('journalRetain'),
