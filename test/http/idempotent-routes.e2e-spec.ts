@@ -169,7 +169,7 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(await account('w-1')).toMatchObject({ balance: 9 });
     });
 
-    it('when the apply step refuses (CommandError), then the refusal is answered with its refusalStatus and replayed byte for byte', async () => {
+    it("when the apply step refuses (CommandError), then the refusal is answered with its refusalStatus and replayed byte for byte, and a success with the route's status", async () => {
       const refused = await post('accounts/r-1/withdraw', { amount: 10 }, key('withdraw-1'));
       expect(refused.status).toBe(409);
       expect(refused.body.toString()).toBe(
@@ -179,6 +179,12 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(again.status).toBe(409);
       expect(again.replayed).toBe('true');
       expect(again.body.equals(refused.body)).toBe(true);
+
+      const funded = await post('accounts/r-1/deposit', { amount: 20 }, key('fund-r-1'));
+      expect(funded.status).toBe(201);
+      const withdrawn = await post('accounts/r-1/withdraw', { amount: 10 }, key('withdraw-2'));
+      expect(withdrawn.status).toBe(200); // the route's @HttpCode(200)
+      expect(json(withdrawn)).toEqual({ account: 'r-1', balance: 10 });
 
       const invalid = await post('accounts/r-1/deposit', { amount: 0 }, key('deposit-0'));
       expect(invalid.status).toBe(422);
