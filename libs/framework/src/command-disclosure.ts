@@ -1,5 +1,6 @@
-import { methodNamesOf } from './handler-scan';
-import { ONCE_COMMAND_METADATA } from './once.constants';
+import { idempotentRouteOf, methodNamesOf } from './handler-scan';
+import { type IdempotentMetadata } from './http/idempotent.decorator';
+import { ONCE_COMMAND_METADATA, ONCE_HTTP_METADATA } from './once.constants';
 
 /**
  * What each command lets the journal feed show of its body: pattern → the
@@ -10,7 +11,7 @@ import { ONCE_COMMAND_METADATA } from './once.constants';
  */
 export type CommandDisclosure = ReadonlyMap<string, readonly string[]>;
 
-/** The declarations of the `@Command` methods of `instances`. */
+/** The declarations of the `@Command` methods (and the `@Idempotent` routes) of `instances`. */
 export function commandDisclosureOf(instances: Iterable<object>): Map<string, readonly string[]> {
   const found = new Map<string, readonly string[]>();
   for (const instance of instances) {
@@ -20,6 +21,12 @@ export function commandDisclosureOf(instances: Iterable<object>): Map<string, re
       const command = Reflect.getMetadata(ONCE_COMMAND_METADATA, method) as
         { pattern: string; sensitive?: readonly string[] } | undefined;
       if (command?.sensitive !== undefined) found.set(command.pattern, command.sensitive);
+      const http = Reflect.getMetadata(ONCE_HTTP_METADATA, method) as
+        IdempotentMetadata | undefined;
+      const sensitive = http?.options.sensitive;
+      if (sensitive !== undefined) {
+        found.set(idempotentRouteOf(instance, method, methodKey).pattern, sensitive);
+      }
     }
   }
   return found;

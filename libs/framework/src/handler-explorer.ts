@@ -12,7 +12,7 @@ import {
   stateMetadataOf,
 } from './handler-scan';
 import { type InstanceWrapper, nestContainerOf } from './nest/nest-internals';
-import { ONCE_COMMAND_METADATA } from './once.constants';
+import { ONCE_COMMAND_METADATA, ONCE_HTTP_METADATA } from './once.constants';
 
 /**
  * Finds, across every module of the application, the `@Command` apply steps,
@@ -74,6 +74,20 @@ export class HandlerExplorer {
       .map((wrapper) => wrapper.instance as unknown)
       .filter((instance): instance is object => !!instance && typeof instance === 'object');
     return commandDisclosureOf(instances);
+  }
+
+  /** The controllers that declare `@Idempotent` routes, for the runtime to bind (see `bindHttpHost`). */
+  idempotentControllers(): object[] {
+    return this.discovery
+      .getControllers()
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter((instance): instance is object => !!instance && typeof instance === 'object')
+      .filter((instance) =>
+        methodNamesOf(instance).some((key) => {
+          const method = (instance as Record<string, unknown>)[key];
+          return typeof method === 'function' && Reflect.hasMetadata(ONCE_HTTP_METADATA, method);
+        }),
+      );
   }
 
   /** The application's NestJS message and event handlers that are not `@Command` or `@Query`. */

@@ -5,11 +5,15 @@ import {
 } from '@once/engine/internal';
 import { type ReplicatedStateMetadata } from './decorators/replicated-state.decorator';
 import { type ParamSlot, argumentsFor } from './decorators/param-layout';
+import { httpArgumentsFor } from './http/http-param-layout';
+import { IdempotentRouteError, httpRouteOf } from './http/http-route';
+import { type IdempotentMetadata } from './http/idempotent.decorator';
 import { patternLabel } from './once-pattern';
 import {
   ONCE_ADMIT_METADATA,
   ONCE_APPLY_METADATA,
   ONCE_COMMAND_METADATA,
+  ONCE_HTTP_METADATA,
   ONCE_STATE_METADATA,
 } from './once.constants';
 import { commandReplyOf } from './reply-shape';
@@ -101,6 +105,34 @@ export function scanHandlers(
         const state = command.state ?? stateOwners(instance);
         applies.set(command.pattern, { handler: { ...handler, state }, owner });
       }
+      const http = Reflect.getMetadata(ONCE_HTTP_METADATA, method) as
+        IdempotentMetadata | undefined;
+      if (http) {
+        const pattern = idempotentRouteOf(instance, method, owner).pattern;
+        const previous = applies.get(pattern);
+        if (previous) {
+          throw new HandlerDiscoveryError(
+            `the route ${pattern.slice('http:'.length)} is declared @Idempotent by both ${previous.owner} and ${owner}`,
+          );
+        }
+        const original = Reflect.getMetadata(ONCE_APPLY_METADATA, method) as AnyMethod;
+        assertSynchronous(instance, methodKey, original, pattern, owner, 'http');
+        const failure = reporters(instance, methodKey);
+        const handler: CommandHandler = {
+          pattern,
+          apply: (data, ctx) => {
+            try {
+              const args = httpArgumentsFor(http.layout, data, ctx);
+              return commandReplyOf(original.apply(instance, args), pattern);
+            } catch (error) {
+              throw asCommandError(error, APPLY_RPC_CODE);
+            }
+          },
+          reportFailure: failure,
+        };
+        const state = http.options.state ?? stateOwners(instance);
+        applies.set(pattern, { handler: { ...handler, state }, owner });
+      }
       const admit = Reflect.getMetadata(ONCE_ADMIT_METADATA, method) as
         { pattern: string; secretBody?: boolean } | undefined;
       if (admit) {
@@ -187,6 +219,16 @@ function admitStep(instance: object, method: AnyMethod): NonNullable<CommandHand
   };
 }
 
+/** The route of an `@Idempotent` method, or why it cannot be one (a discovery error). */
+export function idempotentRouteOf(instance: object, method: object, owner: string) {
+  try {
+    return httpRouteOf(instance.constructor, method, owner);
+  } catch (error) {
+    if (error instanceof IdempotentRouteError) throw new HandlerDiscoveryError(error.message);
+    throw error;
+  }
+}
+
 /**
  * A command's apply step runs when its entry commits and again on every
  * replay, and its reply is cached: it cannot wait for anything. An async
@@ -199,10 +241,16 @@ function assertSynchronous(
   original: AnyMethod,
   pattern: string,
   owner: string,
+  decorator: 'command' | 'http' = 'command',
 ): void {
   const kind = original.constructor?.name;
   const declared = Reflect.getMetadata('design:returntype', instance, methodKey) as unknown;
   if (kind !== 'AsyncFunction' && kind !== 'AsyncGeneratorFunction' && declared !== Promise) return;
+  if (decorator === 'http') {
+    throw new HandlerDiscoveryError(
+      `${owner}: the @Idempotent route ${pattern.slice('http:'.length)} is async (it returns a Promise), but its method is the apply step: it runs when the entry commits and again on every replay, and its response is recorded. Move the async work to a guard or a pipe (they run at admission, before journaling; a pipe's output is what is journaled) and make ${owner} synchronous.`,
+    );
+  }
   const label = patternLabel(pattern);
   throw new HandlerDiscoveryError(
     `${owner}: @Command(${label}) is async (it returns a Promise), but a command's apply step must be synchronous: it runs when the entry commits and again on every replay, and its reply is cached. Move the async work to an @Admit(${label}) step (what it returns is journaled and handed to apply) and make ${owner} synchronous.`,

@@ -11,6 +11,9 @@ export { Admit, type AdmitOptions } from './decorators/admit.decorator';
 export { Command, type CommandOptions } from './decorators/command.decorator';
 export { type CommandDisclosure } from './command-disclosure';
 export { Query } from './decorators/query.decorator';
+export { ApplyCtx, Idempotent, type IdempotentOptions } from './http/idempotent.decorator';
+export { type HttpPrincipal } from './http/http-principal';
+export { type OnceHttpOptions } from './http/once-http-options.interface';
 export {
   ReplicatedState,
   type ReplicatedStateOptions,

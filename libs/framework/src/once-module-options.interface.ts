@@ -1,5 +1,6 @@
 import { type ModuleMetadata } from '@nestjs/common';
 import { type GenesisCommand, type OnceNodeFactory } from '@once/engine/internal';
+import { type OnceHttpOptions } from './http/once-http-options.interface';
 
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
@@ -80,6 +81,12 @@ export interface OnceModuleOptions {
    * `verifyOnly` the node is always a single one over the local journal.
    */
   readonly node?: OnceNodeFactory;
+  /**
+   * The application's `@Idempotent` HTTP routes: the longest key accepted,
+   * and who the principal of a request is. Default: 255 characters, and
+   * `request.user`.
+   */
+  readonly http?: OnceHttpOptions;
   /**
    * Removed: cluster mode is the `node` option, `node: clusterNode({...})`
    * from `@once/cluster`, with the same fields. Given, `OnceModule` refuses

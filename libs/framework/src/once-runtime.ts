@@ -24,6 +24,8 @@ import { type Subscription } from 'rxjs';
 import { type BareAdmission } from './bare-admission';
 import { type ForeignHandlerError, foreignHandlerError } from './foreign-handlers';
 import { HandlerExplorer } from './handler-explorer';
+import { type HttpNode, bindHttpHost } from './http/http-node';
+import { type OnceHttpOptions } from './http/once-http-options.interface';
 import { type OnceAuthenticator } from './once-authenticator.interface';
 import { journalHooksOf } from './journal-hooks';
 import { type OnceModuleOptions } from './once-module-options.interface';
@@ -187,6 +189,34 @@ export class OnceRuntime
   get authenticator(): OnceAuthenticator | undefined {
     return this.authenticatorValue;
   }
+  /**
+   * The options of the application's `@Idempotent` routes.
+   *
+   * @internal
+   */
+  get httpOptions(): OnceHttpOptions {
+    return this.options.http ?? {};
+  }
+
+  /**
+   * The node as the application's `@Idempotent` routes see it; undefined
+   * until the data directory is open.
+   *
+   * @internal
+   */
+  httpNode(): HttpNode | undefined {
+    if (!this.nodeValue) return undefined;
+    const engine = this.engine;
+    return {
+      // Stopping: NestJS still routes HTTP until the server closes, the journal drains.
+      serving: engine.ready && !this.stopAnnounced,
+      phase: this.stopAnnounced ? 'stopping' : engine.phase,
+      writable: engine.role.writable,
+      leader: engine.role.view.leader,
+      submitHttp: (request, options) => engine.submitHttp(request, options),
+    };
+  }
+
   /** Replay failed: the reason (the node never becomes ready). */
   get failure(): Error | undefined {
     return this.bootError;
@@ -235,6 +265,7 @@ export class OnceRuntime
       throw new ClusterOptionMovedError();
     }
     const { commands, states } = this.explorer.explore();
+    for (const controller of this.explorer.idempotentControllers()) bindHttpHost(controller, this);
     this.authenticatorValue = this.resolveAuthenticator();
     const nodeOptions = {
       dataDir: this.options.dataDir,

@@ -25,3 +25,6 @@ export const ONCE_AUTHENTICATOR = Symbol.for('once:authenticator');
 export const ONCE_PATTERN_KIND = 'onceKind';
 /** `extras` of the message patterns the framework registers: the route (see `routeOf`) they answer to. */
 export const ONCE_PATTERN_ROUTE = 'onceRoute';
+
+/** Metadata on an `@Idempotent` method's admission stub: `{ layout, options }` (see `IdempotentMetadata`). */
+export const ONCE_HTTP_METADATA = 'once:http';

@@ -3,12 +3,19 @@ import { join } from 'node:path';
 import { type Observable } from 'rxjs';
 import {
   type ArgumentsHost,
+  Body,
   Catch,
   Controller,
   type ExceptionFilter,
+  HttpCode,
   Inject,
   Injectable,
   Module,
+  Param,
+  Post,
+  Req,
+  RequestMethod,
+  Res,
   UseFilters,
   UseGuards,
   UseInterceptors,
@@ -135,6 +142,21 @@ class Handlers {
 }
 const handlers = Handlers.prototype as unknown as Record<string, object>;
 
+@Controller('probe')
+class RouteHandlers {
+  @Post('route')
+  @HttpCode(202)
+  route(
+    @Body() _body: unknown,
+    @Param('id') _id: string,
+    @Req() _req: unknown,
+    @Res() _res: unknown,
+  ) {
+    return undefined;
+  }
+}
+const routes = RouteHandlers.prototype as unknown as Record<string, object>;
+
 /** A transport strategy that serves nothing: a microservice to find among the RPC targets. */
 class ProbeStrategy extends Server implements CustomTransportStrategy {
   listen(callback: () => void) {
@@ -220,6 +242,53 @@ const INTERNALS: readonly NestInternal[] = [
       expectShape(
         entries.length === 2 && entries.every(([type, arg]) => type.endsWith(`:${arg.index}`)),
         `@Payload() @Ctx() write no { '<type>:<index>': { index } } under it, but ${JSON.stringify(layout)}`,
+      );
+    },
+  },
+  {
+    path: '@nestjs/common/constants',
+    symbol: 'PATH_METADATA',
+    check: (key) =>
+      expectShape(
+        Reflect.getMetadata(key, RouteHandlers) === 'probe' &&
+          Reflect.getMetadata(key, routes.route) === 'route',
+        "@Controller('probe') and @Post('route') do not write their paths under it",
+      ),
+  },
+  {
+    path: '@nestjs/common/constants',
+    symbol: 'METHOD_METADATA',
+    check: (key) =>
+      expectShape(
+        Reflect.getMetadata(key, routes.route) === RequestMethod.POST,
+        '@Post() does not write RequestMethod.POST under it',
+      ),
+  },
+  {
+    path: '@nestjs/common/constants',
+    symbol: 'HTTP_CODE_METADATA',
+    check: (key) =>
+      expectShape(
+        Reflect.getMetadata(key, routes.route) === 202,
+        '@HttpCode(202) does not write 202 under it',
+      ),
+  },
+  {
+    path: '@nestjs/common/enums/route-paramtypes.enum',
+    symbol: 'RouteParamtypes',
+    check: (enumeration) => {
+      const { BODY, PARAM, REQUEST, RESPONSE } = enumeration as Record<string, unknown>;
+      const layout = Reflect.getMetadata(
+        load(COMMON_CONSTANTS, 'ROUTE_ARGS_METADATA'),
+        RouteHandlers,
+        'route',
+      ) as Record<string, unknown>;
+      const expected = [BODY, PARAM, REQUEST, RESPONSE].map(
+        (type, index) => `${String(type)}:${index}`,
+      );
+      expectShape(
+        expected.every((key) => key in layout),
+        `@Body() @Param() @Req() @Res() are not written as BODY:0, PARAM:1, REQUEST:2, RESPONSE:3, but ${Object.keys(layout).join(', ')}`,
       );
     },
   },

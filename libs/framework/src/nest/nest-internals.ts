@@ -20,10 +20,14 @@ import { type ContextType, type ExecutionContext, type Type } from '@nestjs/comm
 import {
   EXCEPTION_FILTERS_METADATA as NEST_EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA as NEST_GUARDS_METADATA,
+  HTTP_CODE_METADATA as NEST_HTTP_CODE_METADATA,
   INTERCEPTORS_METADATA as NEST_INTERCEPTORS_METADATA,
+  METHOD_METADATA as NEST_METHOD_METADATA,
+  PATH_METADATA as NEST_PATH_METADATA,
   PIPES_METADATA as NEST_PIPES_METADATA,
   ROUTE_ARGS_METADATA as NEST_ROUTE_ARGS_METADATA,
 } from '@nestjs/common/constants';
+import { RouteParamtypes as NestRouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import {
   type ApplicationConfig,
   type ModuleRef,
@@ -85,6 +89,40 @@ export const EXCEPTION_FILTERS_METADATA: string = NEST_EXCEPTION_FILTERS_METADAT
  * and to answer a bare admission without NestJS's pipeline.
  */
 export const ROUTE_ARGS_METADATA: string = NEST_ROUTE_ARGS_METADATA;
+
+/**
+ * `@nestjs/common/constants` `PATH_METADATA`: the key `@Controller(path)`
+ * and `@Post(path)` (and the other route decorators) write their path (a
+ * string or an array) under. once reads it to name an `@Idempotent` route's
+ * command pattern (`http:POST /ledger/deposit`).
+ */
+export const PATH_METADATA: string = NEST_PATH_METADATA;
+
+/**
+ * `@nestjs/common/constants` `METHOD_METADATA`: the key the route
+ * decorators write their `RequestMethod` under. once reads it for an
+ * `@Idempotent` route's pattern, and refuses a route that is not a POST,
+ * PUT, PATCH or DELETE.
+ */
+export const METHOD_METADATA: string = NEST_METHOD_METADATA;
+
+/**
+ * `@nestjs/common/constants` `HTTP_CODE_METADATA`: the key `@HttpCode(status)`
+ * writes under. An `@Idempotent` route answers its own success status (the
+ * one journaled with the request), so it reads the one NestJS would send.
+ */
+export const HTTP_CODE_METADATA: string = NEST_HTTP_CODE_METADATA;
+
+/**
+ * `@nestjs/common/enums/route-paramtypes.enum` `RouteParamtypes`: the
+ * parameter kinds of {@link ROUTE_ARGS_METADATA} on an HTTP route (`BODY`
+ * for `@Body()`, `PARAM`, `QUERY`, `REQUEST`, ...). once journals the
+ * arguments of an `@Idempotent` route that are data and leaves out the
+ * request, the response and the like.
+ */
+export const RouteParamtypes = NestRouteParamtypes;
+/** See {@link RouteParamtypes}. */
+export type RouteParamtypes = NestRouteParamtypes;
 
 // ---------------------------------------------------------------- @nestjs/microservices
 

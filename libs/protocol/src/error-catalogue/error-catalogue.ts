@@ -375,8 +375,9 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['NOT_LEADER'],
             meaning:
-              'An append was asked of a node that does not lead; reported as the engine being unavailable.',
-            remedy: "Nothing: followers answer writes with NOT_READY and the leader's address.",
+              "An append was asked of a node that does not lead; reported as the engine being unavailable. An `@Idempotent` HTTP route of a follower answers it as 503 with `Retry-After: 1` and `Once-Leader` (the leader's advertised address, when known).",
+            remedy:
+              "Nothing: followers answer writes with NOT_READY and the leader's address; an HTTP load balancer retries the 503 on another backend.",
           },
           {
             codes: ['CLUSTER_KEY_MISSING'],
@@ -571,6 +572,43 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
             remedy: 'Ask again after the delay; raise the cap if many followers are expected.',
           },
         ],
+      },
+    ],
+  },
+  {
+    title: 'Exactly-once HTTP answers',
+    parts: [
+      {
+        text: 'What an `@Idempotent` route of a team\'s NestJS controller answers besides its own recorded\nresponses, as `{"code","message"}` (see [Exactly-once HTTP endpoints](../guides/exactly-once-http.md)).\nNone of them is journaled: the client fixes the request or retries it. A key reused for\nanother request is answered 422 `IDEMPOTENCY_KEY_REUSED` (see the refusals, above).',
+      },
+      {
+        codes: [
+          {
+            codes: ['IDEMPOTENCY_KEY_MISSING'],
+            status: '400',
+            meaning: 'The request carries no `Idempotency-Key` header, and the route requires one.',
+            remedy:
+              'Send a new unique key (a UUID) with each new request, and the same key with its retries.',
+          },
+          {
+            codes: ['IDEMPOTENCY_KEY_INVALID'],
+            status: '400',
+            meaning:
+              'The `Idempotency-Key` is neither a quoted sf-string nor a bare key of printable ASCII, is empty, comes twice, or is longer than `http.keyMaxLength` (255 by default). The message says which.',
+            remedy: 'Send one key of printable ASCII, quoted (`"…"`) or bare, within the length.',
+          },
+          {
+            codes: ['IDEMPOTENCY_KEY_IN_FLIGHT'],
+            status: '409',
+            meaning:
+              'A request with this key and this body is being applied now (journaled, not yet applied). `Retry-After: 1`.',
+            remedy:
+              "Retry after the delay: the retry gets the first request's response. A route declared `inFlight: 'wait'` answers that response instead.",
+          },
+        ],
+      },
+      {
+        text: "A node that may not journal answers 503 with `Retry-After: 1`: `NOT_READY` while it opens,\nreplays or stops, `NOT_LEADER` on a cluster follower (with `Once-Leader`, the leader's\nadvertised address, when known), `ENGINE_UNAVAILABLE` when its journal failed. A refusal of\nthe apply step is answered with the route's `refusalStatus` (422) and its own code; a throw\nis answered 500 `HANDLER_FAILED`; both are recorded and replayed.",
       },
     ],
   },
