@@ -167,6 +167,42 @@ describe('idempotentRequest', () => {
     expect(response).toMatchObject({ status: 201, attempts: 2, url: `${server.baseUrl}/` });
   });
 
+  it('keeps following hints when two nodes name each other, and gives up after attemptsMax', async () => {
+    // Given two nodes that each name the other as the leader
+    const first = await serve({
+      kind: 'status',
+      status: 503,
+      headers: { 'once-leader': 'second' },
+    });
+    const second = await serve({
+      kind: 'status',
+      status: 503,
+      headers: { 'once-leader': 'first' },
+    });
+    const leaderUrl = { first: first.baseUrl, second: second.baseUrl };
+
+    // When an operation is sent to the first
+    const failure = await idempotentRequest(
+      first.baseUrl,
+      { body: {} },
+      { ...FAST, attemptsMax: 4, leaderUrl },
+    ).catch((error: unknown) => error);
+
+    // Then the attempts alternated, all under one key, and the outcome is unknown
+    expect(failure).toMatchObject({ code: 'HTTP_OUTCOME_UNKNOWN', attempts: 4, status: 503 });
+    const key = `"${(failure as HttpOutcomeUnknownError).key}"`;
+    expect([first.keys, second.keys]).toEqual([
+      [key, key],
+      [key, key],
+    ]);
+  });
+
+  it('refuses a body on a GET or HEAD before sending, as fetch would at every attempt', async () => {
+    await expect(
+      idempotentRequest('http://127.0.0.1:9/', { method: 'get', body: {} }),
+    ).rejects.toThrow(InvalidOptionsError);
+  });
+
   it('retries 502 and 504 too', async () => {
     const server = await serve(
       { kind: 'status', status: 502 },

@@ -38,7 +38,8 @@ type AttemptOutcome =
  * `delayMsMax`): network failures and attempts past `timeoutMs`; 409 (the same
  * key is being applied now), 429, 502, 503, 504, waiting at least their
  * `Retry-After` (up to `delayMsMax`). A 503 whose `Once-Leader` names an
- * address `leaderUrl` resolves is retried there at once. Returned, not
+ * address `leaderUrl` resolves is retried there, at once unless the attempt
+ * before also followed a hint (then after the wait). Returned, not
  * retried: every other status, refusals included (400, 422, 500, ...): the
  * server decided, and would answer the same again.
  *
@@ -62,7 +63,11 @@ export async function idempotentRequest(
   if (!isIdempotencyKeySendable(key)) {
     throw new InvalidOptionsError('key must be non-empty printable ASCII (an sf-string)');
   }
-  const method = init.method ?? 'POST';
+  const method = (init.method ?? 'POST').toUpperCase();
+  if ((method === 'GET' || method === 'HEAD') && init.body !== undefined) {
+    // fetch would refuse it at every attempt, which would read as network failures.
+    throw new InvalidOptionsError(`a ${method} request has no body`);
+  }
   const { headers, body } = requestContent(init, key);
   const backoff = new Backoff({
     initialDelayMs: settings.delayMs,
@@ -73,6 +78,8 @@ export async function idempotentRequest(
   const signal = init.signal;
   const original = new URL(url);
   let target = original;
+  /** Whether the last wait was skipped to follow a leader hint: the next hint waits. */
+  let followedHint = false;
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
     const outcome = await attemptOnce(target, method, headers, body, settings.timeoutMs, signal);
@@ -89,6 +96,7 @@ export async function idempotentRequest(
       );
     }
     let delayMs = backoff.delay(attempt);
+    let hintFollowedAtOnce = false;
     if (outcome.kind === 'failure') {
       // A leader named earlier may be the node that is gone: the address the
       // caller gave (often a load balancer) is the better bet.
@@ -99,14 +107,18 @@ export async function idempotentRequest(
         status === 503
           ? leaderRedirect(answered.get(ONCE_LEADER_HEADER), settings.leaderUrl, original, target)
           : undefined;
-      if (leader !== undefined) {
-        target = leader;
+      if (leader !== undefined) target = leader;
+      if (leader !== undefined && !followedHint) {
+        // At once, but only one hint between two waits: nodes that name each
+        // other (a stale view during an election) cannot make it spin.
         delayMs = 0;
+        hintFollowedAtOnce = true;
       } else {
         const asked = retryAfterMs(answered.get('retry-after'));
         if (asked !== undefined) delayMs = Math.min(settings.delayMsMax, Math.max(delayMs, asked));
       }
     }
+    followedHint = hintFollowedAtOnce;
     await wait(delayMs, signal);
   }
 }
