@@ -13,13 +13,20 @@ export class HttpDepositPeerServer {
     readonly port: number,
   ) {}
 
-  /** Starts a peer of `kind` whose balances (and keys) live in the Redis on `redisPort`. */
+  /**
+   * Starts a peer of `kind` whose balances (and keys) live in the Redis on
+   * `redisPort`. With `crashOnAccount`, the peer SIGKILLs itself right after a
+   * deposit to that account moved the balance (crash comparisons).
+   */
   static async start(
     build: BuildSnapshot,
     kind: HttpPeerKind,
     redisPort: number,
+    options: { readonly crashOnAccount?: string } = {},
   ): Promise<HttpDepositPeerServer> {
     const args = ['--port', '0', '--kind', kind, '--redis-port', String(redisPort)];
+    if (options.crashOnAccount !== undefined)
+      args.push('--crash-on-account', options.crashOnAccount);
     const child = ServerChild.spawn(build, benchScript(build, 'http-deposit-peer'), args, {});
     try {
       const port = Number((await child.waitForLog(LISTENING, LISTEN_TIMEOUT_MS))[1]);
@@ -40,7 +47,7 @@ export class HttpDepositPeerServer {
     return this.child.kill('SIGTERM');
   }
 
-  /** SIGKILL: the process dies where it is, as in a crash. */
+  /** SIGKILL: the process dies where it is, as in a crash; resolves once it is gone (also when it already was). */
   crash(): Promise<void> {
     return this.child.kill('SIGKILL');
   }

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { Command, Option } from 'commander';
 import { nonNegativeInteger, positiveInteger } from './cli-numbers';
 import { HttpDepositPeerModule, type HttpPeerKind } from './http-deposit-peer.module';
+import { CrashingBalances } from './crashing-balances';
 import { RedisBalances } from './redis-balances';
 
 /**
@@ -15,7 +16,9 @@ import { RedisBalances } from './redis-balances';
  * `@node-idempotency/nestjs` (keys in the same Redis), `--kind plain` does
  * not. Logger off, like the other peers. Prints `listening <port>` once
  * Redis is connected and the server accepts connections; SIGTERM stops it,
- * and a test may SIGKILL it at any moment.
+ * and a test may SIGKILL it at any moment. `--crash-on-account <account>`
+ * (crash comparisons only) makes it SIGKILL itself right after a deposit to
+ * that account moved the balance, before it answers.
  */
 async function main(): Promise<void> {
   const options = new Command()
@@ -24,9 +27,14 @@ async function main(): Promise<void> {
       new Option('--kind <kind>').choices(['node-idempotency', 'plain']).makeOptionMandatory(),
     )
     .requiredOption('--redis-port <port>', 'port of redis-server on 127.0.0.1', positiveInteger)
+    .option('--crash-on-account <account>', 'SIGKILL itself once a deposit to it moved the balance')
     .parse(process.argv)
-    .opts<{ port: number; kind: HttpPeerKind; redisPort: number }>();
-  const balances = new RedisBalances(options.redisPort, `http-${options.kind}:`);
+    .opts<{ port: number; kind: HttpPeerKind; redisPort: number; crashOnAccount?: string }>();
+  const prefix = `http-${options.kind}:`;
+  const balances =
+    options.crashOnAccount === undefined
+      ? new RedisBalances(options.redisPort, prefix)
+      : new CrashingBalances(options.redisPort, prefix, options.crashOnAccount);
   await balances.connect();
   const app = await NestFactory.create(
     HttpDepositPeerModule.create(options.kind, balances, options.redisPort),

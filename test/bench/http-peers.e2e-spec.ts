@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { IdempotentHttpClient } from '@once/sdk';
+import { HttpOutcomeUnknownError, IdempotentHttpClient } from '@once/sdk';
 import { killAllChildren } from '../../bench/bench-children';
 import { type BuildSnapshot } from '../../bench/build-snapshot';
 import { HttpDepositPeerServer } from '../../bench/http-deposit-peer-server';
@@ -40,7 +40,34 @@ describe('the HTTP peers of the bench', () => {
   async function startPeer(kind: 'node-idempotency' | 'plain'): Promise<IdempotentHttpClient> {
     const peer = await HttpDepositPeerServer.start(BUILD, kind, redis.port);
     peers.push(peer);
+    return clientOf(peer);
+  }
+
+  function clientOf(peer: HttpDepositPeerServer): IdempotentHttpClient {
     return new IdempotentHttpClient({ baseUrl: peer.baseUrl, delayMs: 10, delayMsMax: 100 });
+  }
+
+  /**
+   * A deposit under `key` to a peer of `kind` that dies right after the
+   * balance moved, before it answers; then the peer started again (same
+   * Redis), ready for the retry.
+   */
+  async function depositThroughACrash(
+    kind: 'node-idempotency' | 'plain',
+    account: string,
+  ): Promise<{ key: string; restarted: IdempotentHttpClient }> {
+    const crashing = await HttpDepositPeerServer.start(BUILD, kind, redis.port, {
+      crashOnAccount: account,
+    });
+    peers.push(crashing);
+    const lost = await clientOf(crashing)
+      .post('/ledger/deposit', { account, amount: 5 }, { retry: { attemptsMax: 1 } })
+      .catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(HttpOutcomeUnknownError);
+    await crashing.crash(); // it is gone already; this waits for its exit
+    const restarted = await HttpDepositPeerServer.start(BUILD, kind, redis.port);
+    peers.push(restarted);
+    return { key: (lost as HttpOutcomeUnknownError).key, restarted: clientOf(restarted) };
   }
 
   const newAccount = () => `e2e-${Math.random().toString(16).slice(2)}`;
@@ -88,6 +115,37 @@ describe('the HTTP peers of the bench', () => {
 
       expect(reused).toMatchObject({ status: 422, attempts: 1 });
       expect(await balanceOf(client, account)).toBe(5);
+    });
+  });
+
+  describe('a crash between the state change and the stored response', () => {
+    it('given the node-idempotency peer killed right after the balance moved, when the deposit is retried under its key, then every retry is refused 409 (the key stays in progress) though the balance moved: the outcome stays unknown', async () => {
+      // Given
+      const account = newAccount();
+      const { key, restarted } = await depositThroughACrash('node-idempotency', account);
+
+      // When
+      const retried = await restarted
+        .post('/ledger/deposit', { account, amount: 5 }, { key, retry: { attemptsMax: 3 } })
+        .catch((error: unknown) => error);
+
+      // Then
+      expect(retried).toBeInstanceOf(HttpOutcomeUnknownError);
+      expect(retried).toMatchObject({ key, attempts: 3, status: 409 });
+      expect(await balanceOf(restarted, account)).toBe(5);
+    });
+
+    it('given the plain peer killed right after the balance moved, when the deposit is retried, then it moves the balance a second time', async () => {
+      // Given
+      const account = newAccount();
+      const { key, restarted } = await depositThroughACrash('plain', account);
+
+      // When
+      const retried = await restarted.post('/ledger/deposit', { account, amount: 5 }, { key });
+
+      // Then
+      expect(retried).toMatchObject({ status: 201, body: '{"balance":10}' });
+      expect(await balanceOf(restarted, account)).toBe(10);
     });
   });
 
