@@ -11,7 +11,10 @@ import {
 } from './idempotency-key';
 import { type IdempotentRequestInit } from './idempotent-request-init';
 import { type IdempotentRequestOptions } from './idempotent-request-options';
-import { idempotentRequestSettings } from './idempotent-request-settings';
+import {
+  idempotentRequestSettings,
+  type IdempotentRequestSettings,
+} from './idempotent-request-settings';
 import { type IdempotentResponse } from './idempotent-response';
 import { leaderRedirect, ONCE_LEADER_HEADER } from './leader-redirect';
 import { retryAfterMs } from './retry-after';
@@ -78,7 +81,6 @@ export async function idempotentRequest(
   const signal = init.signal;
   const original = new URL(url);
   let target = original;
-  /** Whether the last wait was skipped to follow a leader hint: the next hint waits. */
   let followedHint = false;
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
@@ -95,32 +97,54 @@ export async function idempotentRequest(
         outcome.kind === 'failure' ? { cause: outcome.cause } : undefined,
       );
     }
-    let delayMs = backoff.delay(attempt);
-    let hintFollowedAtOnce = false;
-    if (outcome.kind === 'failure') {
-      // A leader named earlier may be the node that is gone: the address the
-      // caller gave (often a load balancer) is the better bet.
-      target = original;
-    } else {
-      const { headers: answered, status } = outcome.response;
-      const leader =
-        status === 503
-          ? leaderRedirect(answered.get(ONCE_LEADER_HEADER), settings.leaderUrl, original, target)
-          : undefined;
-      if (leader !== undefined) target = leader;
-      if (leader !== undefined && !followedHint) {
-        // At once, but only one hint between two waits: nodes that name each
-        // other (a stale view during an election) cannot make it spin.
-        delayMs = 0;
-        hintFollowedAtOnce = true;
-      } else {
-        const asked = retryAfterMs(answered.get('retry-after'));
-        if (asked !== undefined) delayMs = Math.min(settings.delayMsMax, Math.max(delayMs, asked));
-      }
-    }
-    followedHint = hintFollowedAtOnce;
-    await wait(delayMs, signal);
+    const next = nextAttempt(outcome, backoff.delay(attempt), {
+      original,
+      target,
+      followedHint,
+      settings,
+    });
+    ({ target, followedHint } = next);
+    await wait(next.delayMs, signal);
   }
+}
+
+/** Where the last attempt went, and whether it followed a leader hint without waiting. */
+interface AttemptPlace {
+  readonly original: URL;
+  readonly target: URL;
+  readonly followedHint: boolean;
+  readonly settings: IdempotentRequestSettings;
+}
+
+/**
+ * Where the next attempt goes and after how long, once `outcome` was not
+ * final: after a failure, back to the URL the caller gave (a leader named
+ * earlier may be the node that is gone; the caller's address is often a load
+ * balancer); after a 503 naming a leader `leaderUrl` resolves, there, at once
+ * unless the last attempt already followed a hint at once (nodes that name
+ * each other, a stale view during an election, cannot make it spin); else
+ * the same place after the backoff's `delayMs`, or the `Retry-After` asked
+ * for when longer (up to `delayMsMax`).
+ */
+function nextAttempt(
+  outcome: AttemptOutcome,
+  delayMs: number,
+  place: AttemptPlace,
+): { target: URL; delayMs: number; followedHint: boolean } {
+  const { original, settings } = place;
+  if (outcome.kind === 'failure') return { target: original, delayMs, followedHint: false };
+  const { headers, status } = outcome.response;
+  const leader =
+    status === 503
+      ? leaderRedirect(headers.get(ONCE_LEADER_HEADER), settings.leaderUrl, original, place.target)
+      : undefined;
+  if (leader !== undefined && !place.followedHint) {
+    return { target: leader, delayMs: 0, followedHint: true };
+  }
+  const asked = retryAfterMs(headers.get('retry-after'));
+  const delay =
+    asked === undefined ? delayMs : Math.min(settings.delayMsMax, Math.max(delayMs, asked));
+  return { target: leader ?? place.target, delayMs: delay, followedHint: false };
 }
 
 /** The headers and body every attempt sends: the caller's, the key, and a JSON body's content type. */
