@@ -1,4 +1,5 @@
 import { type ScalingSessionsReport } from './scaling-sessions';
+import { HTTP_PEER_FIGURE_SAMPLES, type HttpPeerFigures } from './http-peer-figures';
 import { PEER_FIGURE_SAMPLES, type PeerFigures } from './peer-figures';
 import { type RestartFigures } from './restart-run';
 import { median } from './stats';
@@ -8,7 +9,7 @@ import { type ThroughputRun } from './throughput-run';
  * The headline figures, under the JSON keys docs/performance quotes. Each is a
  * median: over the throughput runs, the restarts or the memory probes.
  */
-export interface BenchFigures extends PeerFigures {
+export interface BenchFigures extends PeerFigures, HttpPeerFigures {
   readonly once_rps_64: number;
   readonly nest_tcp_rps_64: number;
   readonly ratio_once_vs_nest_tcp: number;
@@ -81,6 +82,7 @@ export const FIGURE_SAMPLES: { readonly [K in keyof BenchFigures]: FigureSamples
     (run) => run.replyChecksOn.requestsPerSecond / run.replyChecksOff.requestsPerSecond,
   ),
   ...PEER_FIGURE_SAMPLES,
+  ...HTTP_PEER_FIGURE_SAMPLES,
 };
 
 export function computeFigures(

@@ -8,6 +8,8 @@ import { type BenchOptions } from './bench-options';
 import { type EnvironmentInfo } from './environment-info';
 import { type DurablePeersReport } from './durable-peers';
 import { type ScalingSessionsReport } from './scaling-sessions';
+import { HTTP_PEER_FORMATS } from './http-peer-figures';
+import { type HttpPeersReport } from './http-peers';
 import { PEER_FORMATS } from './peer-figures';
 import { type RestartFigures } from './restart-run';
 import { formatTable } from './text-table';
@@ -29,6 +31,8 @@ export interface BenchDocument extends BenchFigures {
   readonly idleSessions: readonly ScalingSessionsReport[];
   /** The durable peers' servers and their exactly-once checks. */
   readonly peers: DurablePeersReport;
+  /** The HTTP peers measured and their Redis. */
+  readonly httpPeers: HttpPeersReport;
 }
 
 /** Unit and printed decimals of each figure. */
@@ -53,6 +57,7 @@ const FORMATS: { readonly [K in keyof BenchFigures]: { unit: string; digits: num
   bytes_per_idle_session: { unit: 'bytes', digits: 0 },
   ratio_reply_check_on_vs_off: { unit: '', digits: 3 },
   ...PEER_FORMATS,
+  ...HTTP_PEER_FORMATS,
 };
 
 /**

@@ -4,6 +4,7 @@ import { type LoadConnection } from './load-connection';
 import { runClosedLoop, runFixedCount, runOpenLoop, type WindowTimes } from './load-drivers';
 import { type LoadReport } from './load-report';
 import { LedgerAccounts } from './ledger-accounts';
+import { HttpLoadConnection } from './http-load-connection';
 import { LoadStats } from './load-stats';
 import { NestTcpLoadConnection } from './nest-tcp-load-connection';
 import { OnceLoadConnection } from './once-load-connection';
@@ -20,13 +21,16 @@ const ADMIN_USERNAME = 'admin';
  * (`--requests`, to fill a journal). Target `once` logs in as `admin` with
  * the password in ONCE_ADMIN_PASSWORD; `nest-tcp` sends `echo` messages,
  * `nest-deposit` sends `deposit` messages with a new idempotency key each
- * (the durable peers).
+ * (the durable peers); `http-deposit` POSTs `/ledger/deposit` with a new
+ * `Idempotency-Key` each over keep-alive HTTP/1.1 (the HTTP peers), one
+ * request in flight per connection whatever `--depth` says: HTTP/1.1 carries
+ * one at a time, and its report says depth 1.
  */
 async function main(): Promise<void> {
   const options = new Command()
     .addOption(
       new Option('--target <target>')
-        .choices(['once', 'nest-tcp', 'nest-deposit'])
+        .choices(['once', 'nest-tcp', 'nest-deposit', 'http-deposit'])
         .makeOptionMandatory(),
     )
     .option('--host <host>', 'server host', '127.0.0.1')
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
       drainMs: number;
     }>();
 
+  const depth = options.target === 'http-deposit' ? 1 : options.depth;
   const stats = new LoadStats();
   const password = process.env.ONCE_ADMIN_PASSWORD ?? '';
   const accounts =
@@ -80,10 +85,12 @@ async function main(): Promise<void> {
             { ...options, username: ADMIN_USERNAME, password, accounts },
             stats,
           )
-        : NestTcpLoadConnection.open(
-            { ...options, pattern: options.target === 'nest-deposit' ? 'deposit' : 'echo' },
-            stats,
-          ),
+        : options.target === 'http-deposit'
+          ? Promise.resolve(new HttpLoadConnection(options, stats))
+          : NestTcpLoadConnection.open(
+              { ...options, pattern: options.target === 'nest-deposit' ? 'deposit' : 'echo' },
+              stats,
+            ),
     ),
   );
 
@@ -93,13 +100,13 @@ async function main(): Promise<void> {
   let times: WindowTimes | undefined;
   if (options.requests !== undefined) {
     mode = 'fixed';
-    await runFixedCount(connections, options.depth, options.requests);
+    await runFixedCount(connections, depth, options.requests);
   } else if (options.rate !== undefined) {
     mode = 'open';
     times = await runOpenLoop(connections, options.rate, window, options.drainMs, stats);
   } else {
     mode = 'closed';
-    times = await runClosedLoop(connections, options.depth, window, stats);
+    times = await runClosedLoop(connections, depth, window, stats);
   }
   const elapsedMs = performance.now() - startedMs;
   for (const connection of connections) connection.close();
@@ -110,7 +117,7 @@ async function main(): Promise<void> {
     target: options.target,
     mode,
     connections: options.connections,
-    depth: options.depth,
+    depth,
     payloadBytes: options.payloadBytes,
     offeredRatePerSecond: options.rate,
     sentPerSecond: (measured.sentInWindow * 1000) / durationMs,

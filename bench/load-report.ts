@@ -2,7 +2,7 @@ import { type LatencySummary } from './latency-samples';
 
 /** The one JSON line a load generator prints on stdout. */
 export interface LoadReport {
-  readonly target: 'once' | 'nest-tcp' | 'nest-deposit';
+  readonly target: 'once' | 'nest-tcp' | 'nest-deposit' | 'http-deposit';
   readonly mode: 'closed' | 'open' | 'fixed';
   readonly connections: number;
   readonly depth: number;

@@ -77,7 +77,7 @@ async function runSingleNodeBench(
   environment: EnvironmentInfo,
 ): Promise<{ document: BenchDocument; table: string }> {
   const { options, workDir, log } = context;
-  const { runs, peers } = await measureThroughputRuns(context);
+  const { runs, peers, httpPeers } = await measureThroughputRuns(context);
   log(`restarts at ${options.restartOps} ops`);
   const restarts = await measureRestarts(context);
   const idleSessions: ScalingSessionsReport[] = [];
@@ -104,6 +104,7 @@ async function runSingleNodeBench(
     restarts,
     idleSessions,
     peers,
+    httpPeers,
   };
   return { document, table: figuresTable(document) };
 }

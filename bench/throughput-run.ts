@@ -4,6 +4,7 @@ import { runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
 import { type DurablePeers, type PeerRun } from './durable-peers';
 import { type GroupCommitSizes, groupCommitSizes } from './group-commit-sizes';
+import { type HttpPeerName, type HttpPeers } from './http-peers';
 import { type LevelDbActivity, readLevelDbActivity } from './leveldb-info-log';
 import { type LoadReport } from './load-report';
 import { type MetricsOnRun, measureOnceWithMetrics } from './metrics-overhead';
@@ -31,6 +32,8 @@ export interface ThroughputRun extends ReplyChecksRuns {
   readonly redisPeer: PeerRun;
   /** NestJS TCP + PostgreSQL (synchronous commit): the same. */
   readonly pgPeer: PeerRun;
+  /** The HTTP peers (`POST /ledger/deposit`, keep-alive, a new Idempotency-Key each): the same. */
+  readonly httpPeers: Readonly<Record<HttpPeerName, PeerRun>>;
   /** What the service's LevelDB flushed and compacted (whole run; counts inside `halfPeak`'s window). */
   readonly leveldb: LevelDbActivity;
   /** The service's group commits during `once`'s window, from its write-ahead log. */
@@ -47,7 +50,7 @@ export interface ThroughputRun extends ReplyChecksRuns {
 
 /**
  * One throughput run: the once service, the NestJS baseline, the durable
- * peers and the once service with reply checks on and off measured back to
+ * peers, the HTTP peers and the once service with reply checks on and off measured back to
  * back under the same load shape, the service's journal then replayed and
  * iterated, and the same group commits written to a bare LevelDB. Odd runs
  * start with the peers, NestJS (and, with `--metrics`, the metrics-on closed
@@ -58,16 +61,19 @@ export async function measureThroughputRun(
   context: BenchContext,
   index: number,
   peers: DurablePeers,
+  httpPeers: HttpPeers,
 ): Promise<ThroughputRun> {
   let nestTcp: LoadReport | undefined;
   let replyChecks: ReplyChecksRuns | undefined;
   let metricsOn: MetricsOnRun | undefined;
   let redisPeer: PeerRun | undefined;
   let pgPeer: PeerRun | undefined;
+  let httpPeerRuns: Record<HttpPeerName, PeerRun> | undefined;
   const withMetrics = context.options.metrics;
   if (index % 2 === 1) {
     pgPeer = await peers.measure('pg', context);
     redisPeer = await peers.measure('redis', context);
+    httpPeerRuns = await httpPeers.measureAll(context);
     nestTcp = await measureNestTcp(context);
     if (withMetrics) metricsOn = await measureOnceWithMetrics(context, index);
     replyChecks = await measureReplyChecks(context, index);
@@ -77,6 +83,7 @@ export async function measureThroughputRun(
   nestTcp ??= await measureNestTcp(context);
   redisPeer ??= await peers.measure('redis', context);
   pgPeer ??= await peers.measure('pg', context);
+  httpPeerRuns ??= await httpPeers.measureAll(context);
   if (withMetrics) metricsOn ??= await measureOnceWithMetrics(context, index);
   const rawBatch = await runTimedBenchChild<RawBatchReport>(context, 'raw-level-batch', [
     '--dir',
@@ -95,6 +102,7 @@ export async function measureThroughputRun(
     nestTcp,
     redisPeer,
     pgPeer,
+    httpPeers: httpPeerRuns,
     rawBatch,
     ...(metricsOn && { metricsOn }),
   };
@@ -121,7 +129,10 @@ async function measureOnce(
   context: BenchContext,
   index: number,
 ): Promise<
-  Omit<ThroughputRun, keyof ReplyChecksRuns | 'nestTcp' | 'redisPeer' | 'pgPeer' | 'rawBatch'>
+  Omit<
+    ThroughputRun,
+    keyof ReplyChecksRuns | 'nestTcp' | 'redisPeer' | 'pgPeer' | 'httpPeers' | 'rawBatch'
+  >
 > {
   const dataDir = join(context.workDir, `throughput-${index}`, 'data');
   const serviceOptions = {

@@ -4,7 +4,7 @@ import { benchOutputDir, expectFiniteFigures, passingBenchRun } from './support/
 /**
  * Past this bound the bench and its children are killed; a smoke run takes
  * about 25 s, 50 s on a busy 2-core machine (the durable peers' servers start in it, PostgreSQL's initdb
- * included).
+ * included; the HTTP peers add a few seconds).
  */
 const BENCH_BOUND_MS = 110_000;
 
@@ -36,6 +36,13 @@ const FIGURES = [
   'redis_peer_p99_ms_at_half_peak',
   'pg_peer_p50_ms_at_half_peak',
   'pg_peer_p99_ms_at_half_peak',
+  'http_node_idempotency_rps_64',
+  'http_plain_rps_64',
+  'ratio_http_node_idempotency_vs_plain',
+  'http_node_idempotency_p50_ms_at_half_peak',
+  'http_node_idempotency_p99_ms_at_half_peak',
+  'http_plain_p50_ms_at_half_peak',
+  'http_plain_p99_ms_at_half_peak',
 ] as const;
 
 jest.setTimeout(BENCH_BOUND_MS + 10_000);
@@ -87,5 +94,8 @@ describe('npm run bench -- --smoke', () => {
     // The run is described, and each durable peer applied each deposit once
     expect(results.environment).toMatchObject({ command: expect.stringContaining('--smoke') });
     expect(results.peers.checks).toEqual({ redis: EXACTLY_ONCE, pg: EXACTLY_ONCE });
+    // The HTTP peers were loaded over keep-alive HTTP/1.1, one request in flight per connection
+    expect(results.httpPeers.names).toEqual(['node-idempotency', 'plain']);
+    expect(run.httpPeers.plain.closed).toMatchObject({ target: 'http-deposit', depth: 1 });
   });
 });

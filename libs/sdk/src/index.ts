@@ -1,6 +1,7 @@
 /**
  * The public API of `@once/sdk`: `OnceClient`, its options and events, and its
- * typed errors (each with its stable `code`).
+ * typed errors (each with its stable `code`); and, for the idempotent HTTP
+ * endpoints of a service, `idempotentRequest` and `IdempotentHttpClient`.
  *
  * @packageDocumentation
  * @public
@@ -21,6 +22,19 @@ export { type NodeAddress } from './node-address';
 export { type RecoveredRequest } from './recovered-request';
 export { PATTERN_CATALOGUE_QUERY, type PatternCatalogue } from './pattern-catalogue';
 export { type IdentityView } from './session-identity';
+export { idempotentRequest } from './http/idempotent-request';
+export {
+  IdempotentHttpClient,
+  type IdempotentHttpClientOptions,
+  type IdempotentHttpClientRequest,
+} from './http/idempotent-http-client';
+export {
+  type IdempotentRequestOptions,
+  type LeaderUrlResolver,
+  DEFAULT_IDEMPOTENT_REQUEST_OPTIONS,
+} from './http/idempotent-request-options';
+export { type IdempotentRequestInit } from './http/idempotent-request-init';
+export { type IdempotentResponse } from './http/idempotent-response';
 export { OnceError } from './errors/once.error';
 export { ProtocolStatusError } from './errors/protocol-status.error';
 export { BadFrameError } from './errors/bad-frame.error';
@@ -51,6 +65,7 @@ export { InvalidOptionsError } from './errors/invalid-options.error';
 export { OptionNameConflictError } from './errors/option-name-conflict.error';
 export { InvalidPayloadError } from './errors/invalid-payload.error';
 export { InvalidReplyError } from './errors/invalid-reply.error';
+export { HttpOutcomeUnknownError } from './errors/http-outcome-unknown.error';
 export { IdentityFileCorruptError } from './errors/identity-file-corrupt.error';
 export { IdentityFileWriteError } from './errors/identity-file-write.error';
 export { SdkInvariantError } from './errors/sdk-invariant.error';

@@ -833,13 +833,21 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
               "List every node in `nodes`, connect with verified TLS, or set `trustLeaderHints: 'any'`.",
           },
           {
+            codes: ['HTTP_OUTCOME_UNKNOWN'],
+            meaning:
+              "`idempotentRequest` / `IdempotentHttpClient`: every attempt (`attemptsMax`) ended without a final answer (network failures, attempt timeouts, 409, 429, 502, 503, 504), so whether the server applied the operation cannot be told. `key` is the key every attempt carried, `status` the last attempt's (none when it got no answer), `cause` the last network failure.",
+            remedy:
+              'Send the operation again later with the same `key`: the server applies it if no attempt was, or answers the first response again (`replayed: true`). A new key could apply it twice.',
+          },
+          {
             codes: ['CLIENT_CLOSED'],
             meaning: 'The client is closed; the request was not sent.',
             remedy: 'Connect a new client.',
           },
           {
             codes: ['INVALID_OPTIONS'],
-            meaning: 'An `OnceClient` option is not usable.',
+            meaning:
+              'An `OnceClient` option is not usable; or an `idempotentRequest` / `IdempotentHttpClient` option, key (printable ASCII) or header (`Idempotency-Key` is passed as `key`).',
             remedy: 'Fix the option the message names.',
           },
           {

@@ -1,0 +1,54 @@
+import { type BuildSnapshot, benchScript } from './build-snapshot';
+import { type HttpPeerKind } from './http-deposit-peer.module';
+import { ServerChild } from './server-child';
+
+const LISTENING = /listening (\d+)/;
+const LISTEN_TIMEOUT_MS = 30_000;
+
+/** An HTTP peer (http-deposit-peer.ts) as a child process on any free port of 127.0.0.1. */
+export class HttpDepositPeerServer {
+  private constructor(
+    private readonly child: ServerChild,
+    readonly kind: HttpPeerKind,
+    readonly port: number,
+  ) {}
+
+  /**
+   * Starts a peer of `kind` whose balances (and keys) live in the Redis on
+   * `redisPort`. With `crashOnAccount`, the peer SIGKILLs itself right after a
+   * deposit to that account moved the balance (crash comparisons).
+   */
+  static async start(
+    build: BuildSnapshot,
+    kind: HttpPeerKind,
+    redisPort: number,
+    options: { readonly crashOnAccount?: string } = {},
+  ): Promise<HttpDepositPeerServer> {
+    const args = ['--port', '0', '--kind', kind, '--redis-port', String(redisPort)];
+    if (options.crashOnAccount !== undefined)
+      args.push('--crash-on-account', options.crashOnAccount);
+    const child = ServerChild.spawn(build, benchScript(build, 'http-deposit-peer'), args, {});
+    try {
+      const port = Number((await child.waitForLog(LISTENING, LISTEN_TIMEOUT_MS))[1]);
+      return new HttpDepositPeerServer(child, kind, port);
+    } catch (error) {
+      await child.kill();
+      throw error;
+    }
+  }
+
+  /** The peer's base URL. */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** SIGTERM: the application closes its connections. */
+  stop(): Promise<void> {
+    return this.child.kill('SIGTERM');
+  }
+
+  /** SIGKILL: the process dies where it is, as in a crash; resolves once it is gone (also when it already was). */
+  crash(): Promise<void> {
+    return this.child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,57 @@
+import { type ThroughputRun } from './throughput-run';
+
+/**
+ * The HTTP peers' figures, each a median over the throughput runs, each
+ * ratio taken inside a run: `POST /ledger/deposit` over keep-alive HTTP/1.1,
+ * `--connections` connections of one request in flight, a new
+ * `Idempotency-Key` per request.
+ */
+export interface HttpPeerFigures {
+  readonly http_node_idempotency_rps_64: number;
+  readonly http_plain_rps_64: number;
+  readonly ratio_http_node_idempotency_vs_plain: number;
+  readonly http_node_idempotency_p50_ms_at_half_peak: number;
+  readonly http_node_idempotency_p99_ms_at_half_peak: number;
+  readonly http_plain_p50_ms_at_half_peak: number;
+  readonly http_plain_p99_ms_at_half_peak: number;
+}
+
+type PerRun = (runs: readonly ThroughputRun[]) => readonly number[];
+
+function perRun(pick: (run: ThroughputRun) => number): PerRun {
+  return (runs) => runs.map(pick);
+}
+
+/** How each HTTP peer figure is read from the throughput runs. */
+export const HTTP_PEER_FIGURE_SAMPLES: { readonly [K in keyof HttpPeerFigures]: PerRun } = {
+  http_node_idempotency_rps_64: perRun(
+    (run) => run.httpPeers['node-idempotency'].closed.requestsPerSecond,
+  ),
+  http_plain_rps_64: perRun((run) => run.httpPeers.plain.closed.requestsPerSecond),
+  ratio_http_node_idempotency_vs_plain: perRun(
+    (run) =>
+      run.httpPeers['node-idempotency'].closed.requestsPerSecond /
+      run.httpPeers.plain.closed.requestsPerSecond,
+  ),
+  http_node_idempotency_p50_ms_at_half_peak: perRun(
+    (run) => run.httpPeers['node-idempotency'].halfPeak.latency.p50Ms,
+  ),
+  http_node_idempotency_p99_ms_at_half_peak: perRun(
+    (run) => run.httpPeers['node-idempotency'].halfPeak.latency.p99Ms,
+  ),
+  http_plain_p50_ms_at_half_peak: perRun((run) => run.httpPeers.plain.halfPeak.latency.p50Ms),
+  http_plain_p99_ms_at_half_peak: perRun((run) => run.httpPeers.plain.halfPeak.latency.p99Ms),
+};
+
+/** Unit and printed decimals of each HTTP peer figure. */
+export const HTTP_PEER_FORMATS: {
+  readonly [K in keyof HttpPeerFigures]: { unit: string; digits: number };
+} = {
+  http_node_idempotency_rps_64: { unit: 'req/s', digits: 0 },
+  http_plain_rps_64: { unit: 'req/s', digits: 0 },
+  ratio_http_node_idempotency_vs_plain: { unit: '', digits: 3 },
+  http_node_idempotency_p50_ms_at_half_peak: { unit: 'ms', digits: 2 },
+  http_node_idempotency_p99_ms_at_half_peak: { unit: 'ms', digits: 2 },
+  http_plain_p50_ms_at_half_peak: { unit: 'ms', digits: 2 },
+  http_plain_p99_ms_at_half_peak: { unit: 'ms', digits: 2 },
+};
