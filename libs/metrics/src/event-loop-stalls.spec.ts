@@ -1,14 +1,8 @@
 import { eventually } from '@once/testing';
 import { EventLoopStalls } from './event-loop-stalls';
+import { spinMainThread } from './__fixtures__/spin.fixture';
 
 /** Keeps the main thread busy, turning no event loop, for `ms`. */
-function blockLoop(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // spinning on purpose
-  }
-}
-
 describe('EventLoopStalls', () => {
   let stalls: EventLoopStalls;
 
@@ -40,7 +34,7 @@ describe('EventLoopStalls', () => {
     stalls.takeWindow();
 
     // Longer than any delay this process showed so far, whatever the machine's load.
-    blockLoop(peakBefore + 100);
+    spinMainThread(peakBefore + 100);
     await eventually(() => stalls.peakMs > peakBefore, 'the blocked turn sampled');
 
     const window = stalls.takeWindow();
@@ -68,7 +62,7 @@ describe('EventLoopStalls', () => {
 
   it('starts each window empty and keeps the peak across reads', async () => {
     stalls.start();
-    blockLoop(50);
+    spinMainThread(50);
     await eventually(() => stalls.peakMs > 0, 'the blocked turn sampled');
     const peak = stalls.peakMs;
     stalls.takeWindow();
@@ -81,12 +75,12 @@ describe('EventLoopStalls', () => {
 
   it('stops sampling when stopped, and starts again from an empty peak', async () => {
     stalls.start();
-    blockLoop(20);
+    spinMainThread(20);
     await eventually(() => stalls.peakMs > 0, 'the blocked turn sampled');
     stalls.stop();
     expect(stalls.running).toBe(false);
     stalls.takeWindow();
-    blockLoop(20);
+    spinMainThread(20);
     await new Promise((resolve) => setImmediate(resolve));
     expect(stalls.takeWindow().samples).toBe(0);
 

@@ -16,6 +16,7 @@ import {
 } from '../../engine/src/__fixtures__/test-node.fixture';
 import { type OnceMetricsSource } from './metrics-source';
 import { OnceMetrics } from './once-metrics';
+import { spinMainThread } from './__fixtures__/spin.fixture';
 
 const ALICE = clientIdFromBigInt(0xa11cen);
 const BOB = clientIdFromBigInt(0xb0bn);
@@ -184,10 +185,7 @@ describe('OnceMetrics on a live node', () => {
     for (const value of Object.values(before)) expect(value).toBeGreaterThanOrEqual(0);
 
     // Longer than any delay seen since the node was attached, whatever the machine's load.
-    const until = performance.now() + before.peak * 1000 + 100;
-    while (performance.now() < until) {
-      // spinning on purpose: no event loop turn
-    }
+    spinMainThread(before.peak * 1000 + 100);
     let after = before;
     await eventually(async () => {
       after = await scrape();
