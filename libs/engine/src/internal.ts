@@ -129,3 +129,4 @@ export {
   HttpKeyTableInvariantError,
   responseOf,
 } from './http/http-key-table';
+export { IDEMPOTENCY_KEY_REUSED, httpErrorBody } from './http/http-response';
