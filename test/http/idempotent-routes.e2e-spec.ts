@@ -215,6 +215,19 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(await account('g-1')).toMatchObject({ balance: 3 });
     });
 
+    it("when a pipe refuses the body, then nothing is journaled; when it reads two spellings as one, then they are one request (the pipe's output is journaled and fingerprinted)", async () => {
+      const refused = await post('accounts/pipe-1/deposit', { amount: 'many' }, key('piped-1'));
+      expect(refused.status).toBe(400);
+      expect(refused.replayed).toBeNull();
+      const asText = await post('accounts/pipe-1/deposit', { amount: '6' }, key('piped-1'));
+      expect(asText.status).toBe(201);
+      expect(asText.replayed).toBe('false');
+      const asNumber = await post('accounts/pipe-1/deposit', { amount: 6 }, key('piped-1'));
+      expect(asNumber.replayed).toBe('true');
+      expect(asNumber.body.equals(asText.body)).toBe(true);
+      expect(await account('pipe-1')).toMatchObject({ balance: 6, applied: 1 });
+    });
+
     it('when the app restarts on the same data directory, then a retry still gets the first response, replayed', async () => {
       await ledger!.app.close();
       ledger = undefined;

@@ -207,12 +207,22 @@ export class OnceRuntime
   httpNode(): HttpNode | undefined {
     if (!this.nodeValue) return undefined;
     const engine = this.engine;
+    // Read at each look: a cluster node's role changes with its lease.
+    const stopping = () => this.stopAnnounced;
     return {
       // Stopping: NestJS still routes HTTP until the server closes, the journal drains.
-      serving: engine.ready && !this.stopAnnounced,
-      phase: this.stopAnnounced ? 'stopping' : engine.phase,
-      writable: engine.role.writable,
-      leader: engine.role.view.leader,
+      get serving() {
+        return engine.ready && !stopping();
+      },
+      get phase() {
+        return stopping() ? 'stopping' : engine.phase;
+      },
+      get writable() {
+        return engine.role.writable;
+      },
+      get leader() {
+        return engine.role.view.leader;
+      },
       submitHttp: (request, options) => engine.submitHttp(request, options),
     };
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HTTP_CODE_METADATA } from '../nest/nest-internals';
-import { type HttpResponseRecord } from '@once/engine/internal';
+import { type HttpResponseRecord, IDEMPOTENCY_KEY_REUSED } from '@once/engine/internal';
 import { type HttpAnswer, errorAnswer, sendHttpAnswer } from './http-answer';
 import { journaledArguments } from './http-param-layout';
 import { type HttpNode, httpHostOf } from './http-node';
@@ -104,10 +104,11 @@ export async function answerFor(
     case 'replayed':
       return recordedAnswer(result.response, true);
     case 'mismatch':
+      // Worded as the engine's answer when the reuse is found at apply instead (a new leader).
       return errorAnswer(
         422,
-        'IDEMPOTENCY_KEY_REUSED',
-        'this Idempotency-Key was used for another request (another body, route parameter or route); use a new key for a new request',
+        IDEMPOTENCY_KEY_REUSED,
+        'this Idempotency-Key was used for another request; use a new key for a new request',
       );
     case 'in-flight':
       return errorAnswer(

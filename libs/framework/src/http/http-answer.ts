@@ -1,3 +1,5 @@
+import { httpErrorBody } from '@once/engine/internal';
+
 /** What an `@Idempotent` route answers: a status, headers and the body's bytes (none when empty). */
 export interface HttpAnswer {
   readonly status: number;
@@ -15,7 +17,7 @@ export function errorAnswer(
   message: string,
   headers: Readonly<Record<string, string>> = {},
 ): HttpAnswer {
-  return { status, headers, body: Buffer.from(JSON.stringify({ code, message })) };
+  return { status, headers, body: httpErrorBody(code, message) };
 }
 
 /** The response object of Fastify (a `FastifyReply`), told from Express's by its members. */
