@@ -16,15 +16,17 @@ export class HttpDepositPeerServer {
   /**
    * Starts a peer of `kind` whose balances (and keys) live in the Redis on
    * `redisPort`. With `crashOnAccount`, the peer SIGKILLs itself right after a
-   * deposit to that account moved the balance (crash comparisons).
+   * deposit to that account moved the balance (crash comparisons). `port`
+   * (default 0: any free one) lets a peer start again where callers retry.
    */
   static async start(
     build: BuildSnapshot,
     kind: HttpPeerKind,
     redisPort: number,
-    options: { readonly crashOnAccount?: string } = {},
+    options: { readonly crashOnAccount?: string; readonly port?: number } = {},
   ): Promise<HttpDepositPeerServer> {
-    const args = ['--port', '0', '--kind', kind, '--redis-port', String(redisPort)];
+    const port = String(options.port ?? 0);
+    const args = ['--port', port, '--kind', kind, '--redis-port', String(redisPort)];
     if (options.crashOnAccount !== undefined)
       args.push('--crash-on-account', options.crashOnAccount);
     const child = ServerChild.spawn(build, benchScript(build, 'http-deposit-peer'), args, {});

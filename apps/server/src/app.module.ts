@@ -3,12 +3,19 @@ import { OnceModule, type OnceModuleOptions } from '@once/framework';
 import { UsersModule, adminGenesis } from '@once/users';
 import { GroupsModule } from './groups/groups.module';
 import { LedgerModule } from './ledger/ledger.module';
+import { LedgerHttpModule } from './http/ledger-http.module';
 import { StreamsModule } from './streams/streams.module';
 import { OperationsHttpModule } from './operations/operations-http.module';
 import { type OperationsHttpOptions } from './operations/operations-http.server';
 
 /** The reference service's domain: the modules of DESIGN.md's table. */
-export const DOMAIN_MODULES = [UsersModule, StreamsModule, GroupsModule, LedgerModule];
+export const DOMAIN_MODULES = [
+  UsersModule,
+  StreamsModule,
+  GroupsModule,
+  LedgerModule,
+  LedgerHttpModule,
+];
 
 /**
  * The root module, with the once runtime configured by `options`, and the

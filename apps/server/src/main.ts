@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { LogEvent } from '@once/engine';
 import { OnceRuntime } from '@once/framework';
@@ -78,41 +79,55 @@ async function main(): Promise<void> {
     unboundTimeoutMs: config.unboundTimeoutMs,
     tls: readTls(config),
   });
-  const app = await NestFactory.createMicroservice(
-    AppModule.register(
-      {
-        dataDir: config.dataDir,
-        clientsMax: config.clientsMax,
-        ring: config.ring,
-        sessionTtlMs: config.sessionTtlMs,
-        httpKeyRetentionMs: config.httpKeyRetentionMs,
-        httpKeysMax: config.httpKeysMax,
-        snapshotEveryOps: config.snapshotEveryOps,
-        keyedCacheEntries: config.keyedCacheEntries,
-        journalRetain: config.journalRetain,
-        replyChecks: config.replyChecks === 'on',
-        upgradeFinalization: config.upgradeFinalization,
-        retired: { states: config.retiredStates, commands: config.retiredCommands },
-        genesis: adminGenesis(config.adminPassword, {
-          // Said when the user is created, not at every start: an existing
-          // directory's admin may have changed the password since.
-          warning: config.adminPasswordIsDefault
-            ? 'the user admin was created with the default password "admin" (ONCE_ADMIN_PASSWORD was not set; allowed on a loopback host only): change it with users.changePassword'
-            : undefined,
-        }),
-        node: nodeFactoryOf(config),
-      },
-      operationsOptionsOf(config),
-    ),
-    { strategy, logger, abortOnError: false },
+  const appModule = AppModule.register(
+    {
+      dataDir: config.dataDir,
+      clientsMax: config.clientsMax,
+      ring: config.ring,
+      sessionTtlMs: config.sessionTtlMs,
+      httpKeyRetentionMs: config.httpKeyRetentionMs,
+      httpKeysMax: config.httpKeysMax,
+      snapshotEveryOps: config.snapshotEveryOps,
+      keyedCacheEntries: config.keyedCacheEntries,
+      journalRetain: config.journalRetain,
+      replyChecks: config.replyChecks === 'on',
+      upgradeFinalization: config.upgradeFinalization,
+      retired: { states: config.retiredStates, commands: config.retiredCommands },
+      genesis: adminGenesis(config.adminPassword, {
+        // Said when the user is created, not at every start: an existing
+        // directory's admin may have changed the password since.
+        warning: config.adminPasswordIsDefault
+          ? 'the user admin was created with the default password "admin" (ONCE_ADMIN_PASSWORD was not set; allowed on a loopback host only): change it with users.changePassword'
+          : undefined,
+      }),
+      node: nodeFactoryOf(config),
+    },
+    operationsOptionsOf(config),
   );
+  // With ONCE_HTTP_PORT the service is a NestJS HTTP application with the
+  // once transport connected to it; without, a microservice alone. The same
+  // modules either way, so the code manifest does not depend on the port.
+  const app =
+    config.httpPort === undefined
+      ? await NestFactory.createMicroservice(appModule, { strategy, logger, abortOnError: false })
+      : await NestFactory.create(appModule, { logger, abortOnError: false });
+  if (config.httpPort !== undefined) {
+    (app as INestApplication).connectMicroservice({ strategy }, { inheritAppConfig: true });
+  }
 
   // The framework drains, snapshots and closes on SIGTERM/SIGINT; exit 0 after it.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 
   const runtime = app.get(OnceRuntime);
   run.runtime = runtime;
-  await app.listen();
+  if (config.httpPort === undefined) {
+    await (app as INestMicroservice).listen();
+  } else {
+    const http = app as INestApplication;
+    await http.startAllMicroservices();
+    await http.listen(config.httpPort, config.host);
+    logger.log(`ledger HTTP API at ${await http.getUrl()}`, 'Once');
+  }
   runtime.whenReady().catch((error: unknown) => {
     process.stderr.write(fatalLine('cannot serve', error, fatalFormat));
     process.exit(1);

@@ -24,6 +24,11 @@ export interface OnceClusterOptions {
   readonly replicas?: number;
   /** Environment every node gets (limits, log level). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Settings of one node each, in node order, over `env` (an HTTP port
+   * apiece, say). Default: none.
+   */
+  readonly nodeEnv?: ReadonlyArray<Readonly<Record<string, string>>>;
   /** What each node runs and how it is awaited, as `ServiceProcess` takes it (not `env`, `dataDir`). */
   readonly service?: Omit<ServiceProcessOptions, 'env' | 'dataDir'>;
   /**
@@ -104,6 +109,7 @@ export class OnceCluster {
       ports: options.ports,
       advertise: options.advertise,
       dataDirs: options.dataDirs,
+      nodeEnv: options.nodeEnv,
     })) {
       if (list !== undefined && list.length !== count) {
         throw new RangeError(`${name} lists ${list.length} nodes, not ${count}`);
@@ -135,6 +141,7 @@ export class OnceCluster {
               ONCE_CLUSTER_KEY_FILE: keyFile,
               ...nats.nodeEnv,
               ...options.env,
+              ...options.nodeEnv?.[i],
               ONCE_PORT: String(ports[i]),
               ONCE_NATS_SERVERS: (links[i]?.map(natsUrlOf) ?? nats.urls).join(','),
               ONCE_NODE_ID: `node${i + 1}`,

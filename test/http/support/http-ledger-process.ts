@@ -29,14 +29,24 @@ export class HttpLedgerProcess {
     );
   }
 
-  /** Starts the app on `dataDir`; resolves once it serves, with its URL. */
-  static async start(platform: Platform, dataDir: string): Promise<HttpLedgerProcess> {
+  /** Starts the app on `dataDir` (with `env` over this process's); resolves once it serves, with its URL. */
+  static async start(
+    platform: Platform,
+    dataDir: string,
+    env: Readonly<Record<string, string>> = {},
+  ): Promise<HttpLedgerProcess> {
     const child = spawn(
       process.execPath,
       ['-r', typescriptRegisterFile(), join(__dirname, 'http-ledger.main.ts')],
       {
         cwd: ROOT,
-        env: { ...process.env, ONCE_DATA_DIR: dataDir, HTTP_PLATFORM: platform, NO_COLOR: '1' },
+        env: {
+          ...process.env,
+          ...env,
+          ONCE_DATA_DIR: dataDir,
+          HTTP_PLATFORM: platform,
+          NO_COLOR: '1',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

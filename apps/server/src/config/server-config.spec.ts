@@ -71,6 +71,7 @@ describe('server settings', () => {
       yes: false,
       logFormat: 'text',
       logLevel: 'log',
+      httpPort: undefined,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
       journalFeed: 'off',

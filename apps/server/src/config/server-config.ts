@@ -81,6 +81,8 @@ export interface ServerConfig {
   /** `host:port` clients should use to reach this node. */
   readonly advertise: string | undefined;
   readonly clusterReplicas: number;
+  /** Port of the ledger's HTTP API on `host`; undefined: no HTTP listener. */
+  readonly httpPort: number | undefined;
   /** HTTP port of metrics and health; undefined: no listener. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;

@@ -17,9 +17,10 @@ describe("the reference service's settings", () => {
     const names = SERVICE_SETTINGS.map((spec) => spec.name);
     const packageNames = SETTINGS.map((spec: SettingSpec) => spec.name);
     expect(names.filter((name) => packageNames.includes(name))).toEqual(packageNames);
-    expect(names.slice(0, 5)).toEqual([
+    expect(names.slice(0, 6)).toEqual([
       'host',
       'port',
+      'httpPort',
       'dataDir',
       'adminPassword',
       'adminPasswordFile',

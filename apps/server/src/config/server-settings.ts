@@ -92,6 +92,23 @@ const LOG_SETTINGS = [
   },
 ] as const satisfies readonly SettingSpec[];
 
+/** The ledger's exactly-once HTTP API, beside the client port. */
+const HTTP_SETTINGS = [
+  {
+    name: 'httpPort',
+    env: 'ONCE_HTTP_PORT',
+    flag: '--http-port',
+    argument: '<port>',
+    kind: 'integer',
+    defaultText: 'off',
+    min: 0,
+    max: 65_535,
+    description:
+      "port of the ledger's HTTP API on `ONCE_HOST` (`POST /ledger/open`, `/ledger/deposit`, `/ledger/transfer` with an `Idempotency-Key`, `GET /ledger/balance`; basic auth against the users module; 0: any free port, logged); unset: no HTTP listener",
+    layer: 'server',
+  },
+] as const satisfies readonly SettingSpec[];
+
 /** The operations listener: metrics, health, the journal feed, and its credential. */
 const OPERATIONS_SETTINGS = [
   {
@@ -268,6 +285,7 @@ const MAINTENANCE_SETTINGS = [
  */
 export const SERVER_SETTINGS = [
   ...ADMIN_SETTINGS,
+  ...HTTP_SETTINGS,
   ...TLS_SETTINGS,
   ...LOG_SETTINGS,
   ...OPERATIONS_SETTINGS,
@@ -285,6 +303,7 @@ export type ServerSettingName = (typeof SERVER_SETTINGS)[number]['name'];
  */
 const PLACED_AFTER: Readonly<Record<string, readonly SettingSpec[]>> = {
   dataDir: ADMIN_SETTINGS,
+  port: HTTP_SETTINGS,
   unboundTimeoutMs: [...TLS_SETTINGS, ...LOG_SETTINGS, ...OPERATIONS_SETTINGS],
 };
 

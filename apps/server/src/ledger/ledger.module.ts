@@ -5,5 +5,6 @@ import { LedgerState } from './ledger.state';
 @Module({
   controllers: [LedgerController],
   providers: [LedgerState],
+  exports: [LedgerState],
 })
 export class LedgerModule {}
