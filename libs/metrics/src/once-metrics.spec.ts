@@ -66,7 +66,9 @@ describe('OnceMetrics on a live node', () => {
   beforeEach(async () => {
     let dir: string;
     ({ dir, cleanup } = await tempDataDir('once-metrics-'));
-    test = await startTestNode(dir, { settings: { clientsMax: 1, ring: 4 } });
+    test = await startTestNode(dir, {
+      settings: { clientsMax: 1, ring: 4, httpKeysMax: 1 },
+    });
     metrics = new OnceMetrics({ source: sourceOf(test.node) });
   });
 
@@ -108,6 +110,29 @@ describe('OnceMetrics on a live node', () => {
     expect(await valueOf(metrics, 'once_phase', { phase: 'ready' })).toBe(1);
     expect(await valueOf(metrics, 'once_phase', { phase: 'replaying' })).toBe(0);
     expect(await valueOf(metrics, 'once_journal_disk_bytes')).toBeGreaterThan(0);
+  });
+
+  it('counts the Idempotency-Keys of HTTP requests held, and those forgotten early at the bound', async () => {
+    const request = (key: string) => ({
+      scope: 'user 1|POST /kv',
+      key,
+      fingerprint: Buffer.alloc(16, 1),
+      userId: 1,
+      pattern: 'kv.put',
+      data: { key, value: 'v' },
+      status: 201,
+      refusalStatus: 422,
+    });
+    expect(await valueOf(metrics, 'once_http_keys')).toBe(0);
+    expect((await test.engine.submitHttp(request('a'))).kind).toBe('applied');
+    expect(await valueOf(metrics, 'once_http_keys')).toBe(1);
+    expect(await valueOf(metrics, 'once_http_requests_in_flight')).toBe(0);
+    expect(await valueOf(metrics, 'once_http_keys_forgotten_early_total')).toBe(0);
+
+    // httpKeysMax is 1: a second key forgets the first early.
+    expect((await test.engine.submitHttp(request('b'))).kind).toBe('applied');
+    expect(await valueOf(metrics, 'once_http_keys')).toBe(1);
+    expect(await valueOf(metrics, 'once_http_keys_forgotten_early_total')).toBe(1);
   });
 
   it('counts the sessions applied entries end, by reason', async () => {

@@ -94,6 +94,16 @@ export class OnceMetrics {
         for (const [reason, count] of self.tally.evictionRows()) this.inc({ reason }, count);
       },
     });
+    new Counter({
+      name: 'once_http_keys_forgotten_early_total',
+      help: 'Idempotency-Keys of HTTP requests forgotten before their retention ended, because ONCE_HTTP_KEYS_MAX was reached (a retry of one applies again)',
+      registers,
+      collect() {
+        this.reset();
+        const source = self.source;
+        if (source !== undefined) this.inc(source.engine.httpEarlyForgets);
+      },
+    });
     this.batchEntries = new Histogram({
       name: 'once_journal_batch_entries',
       help: 'Entries per synced journal batch (the group commit size)',
@@ -147,6 +157,16 @@ export class OnceMetrics {
       },
     );
     gauge('once_sessions', 'Sessions in the client table', (s, m) => m.set(s.engine.table.size));
+    gauge(
+      'once_http_keys',
+      'Idempotency-Keys of HTTP requests held (answered, within their retention)',
+      (s, m) => m.set(s.engine.httpKeyCount),
+    );
+    gauge(
+      'once_http_requests_in_flight',
+      'HTTP requests with an Idempotency-Key journaled by this node and not applied yet',
+      (s, m) => m.set(s.engine.httpInFlightCount),
+    );
     gauge(
       'once_snapshot_op',
       'Op of the newest snapshot this node took or restored (0: none)',
