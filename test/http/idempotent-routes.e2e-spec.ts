@@ -110,6 +110,33 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(await account('a-1')).toMatchObject({ balance: 50, applied: 1 });
     });
 
+    it('when the route has an admission step, then its output (a random stamp) is journaled once and a retry gets it again, replayed; its refusal is answered and not recorded', async () => {
+      const stamped = await post('accounts/s-1/deposit-stamped', { amount: 7 }, key('"stamped-1"'));
+      expect(stamped.status).toBe(201);
+      expect(json(stamped)).toMatchObject({ account: 's-1', balance: 7 });
+      expect(json(stamped).stamp).toMatch(/^[0-9a-f-]{36}$/);
+      const again = await post('accounts/s-1/deposit-stamped', { amount: 7 }, key('"stamped-1"'));
+      expect(again.replayed).toBe('true');
+      expect(again.body.equals(stamped.body)).toBe(true);
+      expect(await account('s-1')).toMatchObject({ balance: 7, applied: 1 });
+
+      const refused = await post(
+        'accounts/s-1/deposit-stamped',
+        { amount: 5_000 },
+        key('"stamped-2"'),
+      );
+      expect(refused.status).toBe(422);
+      expect(refused.replayed).toBe('false');
+      expect(json(refused)).toEqual({
+        code: 'LIMIT_EXCEEDED',
+        message: 'at most 1000 per deposit',
+      });
+      // Not recorded: the key is free for the request the step takes.
+      const taken = await post('accounts/s-1/deposit-stamped', { amount: 3 }, key('"stamped-2"'));
+      expect(taken.status).toBe(201);
+      expect(await account('s-1')).toMatchObject({ balance: 10, applied: 2 });
+    });
+
     it('when the same key comes with another body, then it is answered 422 IDEMPOTENCY_KEY_REUSED and nothing is applied', async () => {
       const other = await post('accounts/a-1/deposit', { amount: 51 }, key('deposit-1'));
       expect(other.status).toBe(422);

@@ -77,6 +77,57 @@ describe('Engine.submitHttp (exactly-once HTTP requests)', () => {
     expect(test.engine.httpInFlightCount).toBe(0);
   });
 
+  it("given a route with an admission step, when a new key comes, then the step's output is journaled once and a retry is known by the request's own fingerprint", async () => {
+    // kv.sealed's admission step adds a random nonce: another value at every run.
+    const first = await test.engine.submitHttp(request('s', 'kv.sealed', { key: 'k', value: 'v' }));
+    expect(first.kind).toBe('applied');
+    const stored = test.modules.kv.map.get('k');
+    expect(stored).toMatch(/^v:[0-9a-f]{8}$/);
+    const commitOp = test.engine.commitOp;
+
+    const retry = await test.engine.submitHttp(request('s', 'kv.sealed', { key: 'k', value: 'v' }));
+
+    expect(retry).toEqual({
+      kind: 'replayed',
+      response: (first as { response: unknown }).response,
+    });
+    expect(bodyText(retry)).toBe(JSON.stringify({ stored }));
+    expect(test.engine.commitOp).toBe(commitOp);
+  });
+
+  it('given a route with an admission step, when the step refuses, then the refusal is answered, nothing is journaled, and a retry runs the step again', async () => {
+    const commitOp = test.engine.commitOp;
+    const refused = await test.engine.submitHttp(
+      request('v', 'kv.vetted', { key: 'k', value: 'bad' }),
+    );
+    expect(refused).toEqual({
+      kind: 'refused',
+      response: {
+        status: 422,
+        body: Buffer.from('{"code":"KV_VALUE_REFUSED","message":"the value is refused"}'),
+        op: 0,
+      },
+    });
+    const failed = await test.engine.submitHttp(
+      request('w', 'kv.vetted', { key: 'k', value: 'crash' }),
+    );
+    expect(failed.kind).toBe('refused');
+    const failure = (failed as { response: { status: number; body: Buffer } }).response;
+    expect(failure.status).toBe(500);
+    expect(JSON.parse(failure.body.toString())).toMatchObject({ code: 'ADMISSION_FAILED' });
+    expect(failure.body.toString()).not.toMatch(/secret/);
+    expect(test.engine.commitOp).toBe(commitOp);
+    expect(test.engine.httpKeyCount).toBe(0);
+    expect(test.engine.httpInFlightCount).toBe(0);
+
+    // The same key with a value the step takes: a new request, journaled.
+    const accepted = await test.engine.submitHttp(
+      request('v', 'kv.vetted', { key: 'k', value: 'ok' }, 2),
+    );
+    expect(accepted.kind).toBe('applied');
+    expect(test.modules.kv.map.get('k')).toBe('ok');
+  });
+
   it('given a done key, when the same request comes again, then it is answered the first response and nothing is journaled', async () => {
     const first = await test.engine.submitHttp(put('a', 'v1'));
     const commitOp = test.engine.commitOp;

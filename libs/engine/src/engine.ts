@@ -10,6 +10,7 @@ import { type ApplyOutcome } from './apply-outcome';
 import { Applier } from './applier';
 import { admitCommand, commandBodyAtOnce } from './command-admission';
 import { type CommandBody } from './command-body';
+import { type CommandHandler } from './command-handler';
 import { type CommandRegistry } from './command-registry';
 import { KeyedStore } from './keyed';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
@@ -24,6 +25,7 @@ import {
 } from './pending-submissions';
 import { responseOf } from './http/http-key-table';
 import { HttpInFlight } from './http/http-in-flight';
+import { httpAdmissionRefusal } from './http/http-admission-refusal';
 import {
   type HttpRequestDraft,
   type HttpSubmitOptions,
@@ -318,9 +320,40 @@ export class Engine {
         ? this.httpInFlight.wait(flying)
         : Promise.resolve({ kind: 'in-flight' });
     }
+    // In flight from here: a retry that comes while the admission step runs is not admitted twice.
+    this.httpInFlight.start(scopedKey, request.fingerprint);
+    const handler = this.commands.get(request.pattern);
+    if (handler?.admit) return this.admitHttp(request, scopedKey, handler);
+    return this.journalHttp(request, scopedKey);
+  }
+
+  /**
+   * The route's admission step (`@Admit`), run once, live, for a key seen
+   * for the first time: what it returns is journaled as the request's data
+   * (the fingerprint stays the request's own, so a retry is still known for
+   * one when the step gives another value each time). A refusal is
+   * answered and not journaled: a retry runs the step again.
+   */
+  private async admitHttp(
+    request: HttpRequestDraft,
+    scopedKey: string,
+    handler: CommandHandler,
+  ): Promise<HttpSubmitResult> {
+    let data: unknown;
+    try {
+      const ctx = { pattern: request.pattern, userId: request.userId, client: ZERO_CLIENT_ID };
+      data = await handler.admit!(request.data, ctx);
+    } catch (error) {
+      const refused = httpAdmissionRefusal(error, request, this.logger);
+      this.httpInFlight.settle(scopedKey, refused);
+      return refused;
+    }
+    return this.journalHttp({ ...request, data }, scopedKey);
+  }
+
+  /** Journals `request` (already in flight under `scopedKey`); resolves once it applied. */
+  private journalHttp(request: HttpRequestDraft, scopedKey: string): Promise<HttpSubmitResult> {
     return new Promise((resolve, reject) => {
-      const draft = httpRequestEntryDraft(request);
-      this.httpInFlight.start(scopedKey, request.fingerprint);
       const onOutcome = (outcome: ApplyOutcome): void => {
         const result = httpResultOf(outcome);
         if (result instanceof Error) {
@@ -336,7 +369,7 @@ export class Engine {
         reject(error);
       };
       try {
-        this.submit(draft, onOutcome, onFailed);
+        this.submit(httpRequestEntryDraft(request), onOutcome, onFailed);
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
         this.httpInFlight.fail(scopedKey, failure);

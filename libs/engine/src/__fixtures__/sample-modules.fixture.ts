@@ -97,6 +97,21 @@ export function sampleModules(): SampleModules {
       },
     },
     {
+      // An admission step that vets the value: `bad` is refused, `crash` is a bug in the step.
+      pattern: 'kv.vetted',
+      admit: (data) => {
+        const { value } = data as { value: string };
+        if (value === 'bad') throw new CommandError('KV_VALUE_REFUSED', 'the value is refused');
+        if (value === 'crash') throw new Error('admission bug with a secret in its message');
+        return data;
+      },
+      apply(data) {
+        const { key, value } = data as { key: string; value: string };
+        kv.map.set(key, value);
+        return { stored: value };
+      },
+    },
+    {
       pattern: 'kv.refuse',
       apply() {
         throw new CommandError('KV_REFUSED', 'refused on purpose');

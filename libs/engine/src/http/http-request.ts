@@ -38,13 +38,16 @@ export interface HttpResponseRecord {
  * - `applied`: journaled and applied just now (the first time);
  * - `replayed`: the key was done already: its first response again;
  * - `mismatch`: the key is known (done or in flight) with another fingerprint (422);
- * - `in-flight`: the same request is being applied now (409).
+ * - `in-flight`: the same request is being applied now (409);
+ * - `refused`: the route's admission step (`@Admit`) refused it; nothing was
+ *   journaled or recorded (`response.op` is 0), and a retry runs the step again.
  */
 export type HttpSubmitResult =
   | { readonly kind: 'applied'; readonly response: HttpResponseRecord }
   | { readonly kind: 'replayed'; readonly response: HttpResponseRecord }
   | { readonly kind: 'mismatch' }
-  | { readonly kind: 'in-flight' };
+  | { readonly kind: 'in-flight' }
+  | { readonly kind: 'refused'; readonly response: HttpResponseRecord };
 
 /** Options of `Engine.submitHttp`. */
 export interface HttpSubmitOptions {

@@ -103,6 +103,9 @@ export async function answerFor(
       return recordedAnswer(result.response, false);
     case 'replayed':
       return recordedAnswer(result.response, true);
+    case 'refused':
+      // The route's @Admit step said no: answered, not recorded; a retry runs it again.
+      return recordedAnswer(result.response, false);
     case 'mismatch':
       // Worded as the engine's answer when the reuse is found at apply instead (a new leader).
       return errorAnswer(
