@@ -4,18 +4,22 @@ import { type PeerRun } from './durable-peers';
 import { HttpDepositPeerServer } from './http-deposit-peer-server';
 import { type HttpPeerKind } from './http-deposit-peer.module';
 import { runLoad } from './load-runner';
+import { OnceService } from './once-service';
 import { RedisServerProcess } from './redis-server-process';
 
 /**
- * The HTTP peers, each named by what serves `POST /ledger/deposit`:
- * `node-idempotency` (NestJS + `@node-idempotency/nestjs` over Redis) and
- * `plain` (NestJS, not idempotent: the floor). A once HTTP peer joins as
- * another name: a server with a port, measured by the same loads.
+ * The HTTP peers, each named by what serves `POST /ledger/deposit`: `once`
+ * (the reference service's ledger HTTP API, `@Idempotent()` routes on its
+ * journal), `node-idempotency` (NestJS + `@node-idempotency/nestjs` over
+ * Redis) and `plain` (NestJS, not idempotent: the floor).
  */
-export type HttpPeerName = HttpPeerKind;
+export type HttpPeerName = 'once' | HttpPeerKind;
 
-/** The HTTP peers measured, in the order of the figures. */
-export const HTTP_PEER_NAMES: readonly HttpPeerName[] = ['node-idempotency', 'plain'];
+/** The HTTP peers measured, in the order of the figures (odd runs measure them in reverse). */
+export const HTTP_PEER_NAMES: readonly HttpPeerName[] = ['once', 'node-idempotency', 'plain'];
+
+/** The user once's HTTP load authenticates as: the administrator of a new data directory. */
+const ONCE_HTTP_USER = 'admin';
 
 /** What the JSON records of the HTTP peers besides their runs. */
 export interface HttpPeersReport {
@@ -27,16 +31,50 @@ export interface HttpPeersReport {
 /** A running HTTP peer, whatever serves it. */
 interface HttpPeerEndpoint {
   readonly port: number;
+  /** More load-generator flags its load needs (auth, accounts, the OK status). */
+  readonly loadArgs: readonly string[];
   stop(): Promise<void>;
 }
 
 /**
+ * The reference service with its ledger HTTP API on (`ONCE_HTTP_PORT=0`), on a
+ * data directory of its own under the work directory, started as the once
+ * figure's is (ONCE_SNAPSHOT_EVERY_OPS=0, defaults otherwise). Its load
+ * authenticates as `admin` (HTTP basic auth, the password the bench gave the
+ * service), opens each connection's account first (`POST /ledger/open`), and
+ * counts a deposit OK when answered 200. SIGKILLed at the end, as every once
+ * service of the bench (a graceful stop would write a snapshot).
+ */
+async function startOnceHttp(context: BenchContext): Promise<HttpPeerEndpoint> {
+  const service = await OnceService.start({
+    build: context.build,
+    dataDir: join(context.workDir, 'http-peers', 'once', 'data'),
+    adminPassword: context.adminPassword,
+    snapshotEveryOps: 0,
+    httpPort: 0,
+  });
+  return {
+    port: service.httpPort!,
+    loadArgs: [
+      '--basic-auth-user',
+      ONCE_HTTP_USER,
+      '--open-path',
+      '/ledger/open',
+      '--ok-status',
+      '200',
+    ],
+    stop: () => service.crash(),
+  };
+}
+
+/**
  * The HTTP peers of the single-node bench, started once per invocation and
- * measured in every throughput run like the durable peers: a `redis-server`
- * of their own (AOF fsynced on every write) on a directory under the work
- * directory, and one NestJS (Express) peer of each kind on it. The load is
- * `http-deposit`: `--connections` keep-alive connections, one request in
- * flight each, a new `Idempotency-Key` per request.
+ * measured in every throughput run like the durable peers: the once service
+ * with its HTTP API on, a `redis-server` of their own (AOF fsynced on every
+ * write) on a directory under the work directory, and one NestJS (Express)
+ * peer of each kind on it. The load is `http-deposit`: `--connections`
+ * keep-alive connections, one request in flight each, a new
+ * `Idempotency-Key` per request.
  */
 export class HttpPeers {
   private constructor(
@@ -49,7 +87,12 @@ export class HttpPeers {
     const peers = new Map<HttpPeerName, HttpPeerEndpoint>();
     try {
       for (const name of HTTP_PEER_NAMES) {
-        peers.set(name, await HttpDepositPeerServer.start(context.build, name, redis.port));
+        peers.set(
+          name,
+          name === 'once'
+            ? await startOnceHttp(context)
+            : await peerEndpoint(context, name, redis.port),
+        );
       }
     } catch (error) {
       await Promise.allSettled([...peers.values()].map((peer) => peer.stop()));
@@ -60,22 +103,32 @@ export class HttpPeers {
     return new HttpPeers(redis, peers);
   }
 
-  /** Every peer's closed loop, then its open loop at half that throughput. */
-  async measureAll(context: BenchContext): Promise<Record<HttpPeerName, PeerRun>> {
-    const runs = {} as Record<HttpPeerName, PeerRun>;
-    for (const name of HTTP_PEER_NAMES) runs[name] = await this.measure(name, context);
-    return runs;
+  /**
+   * Every peer's closed loop, then its open loop at half that throughput;
+   * run `index` odd measures them in reverse order, so that none always goes
+   * first.
+   */
+  async measureAll(context: BenchContext, index: number): Promise<Record<HttpPeerName, PeerRun>> {
+    const measured = new Map<HttpPeerName, PeerRun>();
+    const order = index % 2 === 1 ? [...HTTP_PEER_NAMES].reverse() : HTTP_PEER_NAMES;
+    for (const name of order) measured.set(name, await this.measure(name, context));
+    // Keyed in the figures' order whatever the order of measurement.
+    return Object.fromEntries(HTTP_PEER_NAMES.map((name) => [name, measured.get(name)!])) as Record<
+      HttpPeerName,
+      PeerRun
+    >;
   }
 
   /** One peer's closed loop, then its open loop at half that throughput. */
   async measure(name: HttpPeerName, context: BenchContext): Promise<PeerRun> {
-    const port = this.peers.get(name)!.port;
-    const closed = await runLoad('http-deposit', port, { kind: 'closed' }, context);
+    const { port, loadArgs } = this.peers.get(name)!;
+    const closed = await runLoad('http-deposit', port, { kind: 'closed' }, context, loadArgs);
     const halfPeak = await runLoad(
       'http-deposit',
       port,
       { kind: 'open', ratePerSecond: closed.requestsPerSecond / 2 },
       context,
+      loadArgs,
     );
     context.log(
       `  HTTP ${name}: ${Math.round(closed.requestsPerSecond)} req/s; at half: p50 ${halfPeak.latency.p50Ms.toFixed(2)} ms, p99 ${halfPeak.latency.p99Ms.toFixed(2)} ms`,
@@ -92,4 +145,14 @@ export class HttpPeers {
     await Promise.allSettled([...this.peers.values()].map((peer) => peer.stop()));
     await this.redis.stop();
   }
+}
+
+/** A NestJS HTTP peer of `kind` on the peers' Redis; its load is the default http-deposit. */
+async function peerEndpoint(
+  context: BenchContext,
+  kind: HttpPeerKind,
+  redisPort: number,
+): Promise<HttpPeerEndpoint> {
+  const peer = await HttpDepositPeerServer.start(context.build, kind, redisPort);
+  return { port: peer.port, loadArgs: [], stop: () => peer.stop() };
 }

@@ -24,7 +24,10 @@ const ADMIN_USERNAME = 'admin';
  * (the durable peers); `http-deposit` POSTs `/ledger/deposit` with a new
  * `Idempotency-Key` each over keep-alive HTTP/1.1 (the HTTP peers), one
  * request in flight per connection whatever `--depth` says: HTTP/1.1 carries
- * one at a time, and its report says depth 1.
+ * one at a time, and its report says depth 1. For once's ledger HTTP API,
+ * `--basic-auth-user admin` sends basic auth (the password in
+ * ONCE_ADMIN_PASSWORD), `--open-path /ledger/open` opens each connection's
+ * account before the load, and `--ok-status 200` is what a deposit answers.
  */
 async function main(): Promise<void> {
   const options = new Command()
@@ -52,6 +55,20 @@ async function main(): Promise<void> {
       positiveInteger,
     )
     .option(
+      '--ok-status <status>',
+      'http-deposit: the status of an OK answer',
+      positiveInteger,
+      201,
+    )
+    .option(
+      '--basic-auth-user <name>',
+      'http-deposit: send HTTP basic auth as this user, password ONCE_ADMIN_PASSWORD',
+    )
+    .option(
+      '--open-path <path>',
+      "http-deposit: POST {account} here for each connection's account before the load",
+    )
+    .option(
       '--drain-ms <ms>',
       'open loop: wait for answers after the window',
       nonNegativeInteger,
@@ -70,6 +87,9 @@ async function main(): Promise<void> {
       rate?: number;
       requests?: number;
       accounts?: number;
+      okStatus: number;
+      basicAuthUser?: string;
+      openPath?: string;
       drainMs: number;
     }>();
 
@@ -86,7 +106,16 @@ async function main(): Promise<void> {
             stats,
           )
         : options.target === 'http-deposit'
-          ? Promise.resolve(new HttpLoadConnection(options, stats))
+          ? HttpLoadConnection.open(
+              {
+                ...options,
+                basicAuth:
+                  options.basicAuthUser === undefined
+                    ? undefined
+                    : { username: options.basicAuthUser, password },
+              },
+              stats,
+            )
           : NestTcpLoadConnection.open(
               { ...options, pattern: options.target === 'nest-deposit' ? 'deposit' : 'echo' },
               stats,

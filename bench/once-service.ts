@@ -13,6 +13,13 @@ export interface OnceServiceOptions {
   readonly snapshotEveryOps?: number;
   /** ONCE_PORT. Default 0: any free port. */
   readonly port?: number;
+  /**
+   * ONCE_HTTP_PORT (0: any free port): the ledger's exactly-once HTTP API
+   * beside the client port. When set, {@link OnceService.start} also waits
+   * for the HTTP listener, and {@link OnceService.httpPort} is its port.
+   * Default: no HTTP listener.
+   */
+  readonly httpPort?: number;
   /** More ONCE_* settings (cluster mode: ONCE_NATS_SERVERS, ONCE_NODE_ID, …). */
   readonly env?: Readonly<Record<string, string>>;
   /**
@@ -44,6 +51,8 @@ export interface SnapshotWrite {
 const SERVICE_HOST = '127.0.0.1';
 /** The port is bound (`bound`) before the node is ready (`listening on`). */
 const LISTENING = /(?:listening on|bound) [0-9a-fA-F.:]+:(\d+)/;
+/** What the service logs once its ledger HTTP API listens (ONCE_HTTP_PORT set). */
+const HTTP_LISTENING = /ledger HTTP API at https?:\/\/\S+:(\d+)/;
 const REPLAY_DONE =
   /replay applied (\d+) entries \(ops (\d+)\.\.\d+\) in (\d+) ms at (\d+) entries\/s/;
 const NOTHING_TO_REPLAY = /replay applied 0 entries \(nothing after op (\d+)\)/;
@@ -65,6 +74,8 @@ export class OnceService {
     readonly readyAfterMs: number,
     /** The PING that said ready. */
     readonly readyPing: PingReply,
+    /** The port of the ledger's HTTP API; undefined without {@link OnceServiceOptions.httpPort}. */
+    readonly httpPort: number | undefined,
   ) {}
 
   /** Spawns the service and resolves once a PING answers ready. */
@@ -79,6 +90,7 @@ export class OnceService {
         ...(options.snapshotEveryOps !== undefined && {
           ONCE_SNAPSHOT_EVERY_OPS: String(options.snapshotEveryOps),
         }),
+        ...(options.httpPort !== undefined && { ONCE_HTTP_PORT: String(options.httpPort) }),
         // The bench reads the service's text log lines.
         ONCE_LOG_FORMAT: 'text',
         ...options.env,
@@ -93,7 +105,13 @@ export class OnceService {
         READY_TIMEOUT_MS,
         options.readyWhen ?? isReady,
       );
-      return new OnceService(child, port, performance.now() - child.spawnedAtMs, ready);
+      const readyAfterMs = performance.now() - child.spawnedAtMs;
+      // The HTTP listener opens after the client port; it may log after the first ready PING.
+      const httpPort =
+        options.httpPort === undefined
+          ? undefined
+          : Number((await child.waitForLog(HTTP_LISTENING, READY_TIMEOUT_MS))[1]);
+      return new OnceService(child, port, readyAfterMs, ready, httpPort);
     } catch (error) {
       await child.kill();
       throw error;

@@ -32,7 +32,7 @@ export interface ThroughputRun extends ReplyChecksRuns {
   readonly redisPeer: PeerRun;
   /** NestJS TCP + PostgreSQL (synchronous commit): the same. */
   readonly pgPeer: PeerRun;
-  /** The HTTP peers (`POST /ledger/deposit`, keep-alive, a new Idempotency-Key each): the same. */
+  /** The HTTP peers, once's included (`POST /ledger/deposit`, keep-alive, a new Idempotency-Key each): the same. */
   readonly httpPeers: Readonly<Record<HttpPeerName, PeerRun>>;
   /** What the service's LevelDB flushed and compacted (whole run; counts inside `halfPeak`'s window). */
   readonly leveldb: LevelDbActivity;
@@ -73,7 +73,7 @@ export async function measureThroughputRun(
   if (index % 2 === 1) {
     pgPeer = await peers.measure('pg', context);
     redisPeer = await peers.measure('redis', context);
-    httpPeerRuns = await httpPeers.measureAll(context);
+    httpPeerRuns = await httpPeers.measureAll(context, index);
     nestTcp = await measureNestTcp(context);
     if (withMetrics) metricsOn = await measureOnceWithMetrics(context, index);
     replyChecks = await measureReplyChecks(context, index);
@@ -83,7 +83,7 @@ export async function measureThroughputRun(
   nestTcp ??= await measureNestTcp(context);
   redisPeer ??= await peers.measure('redis', context);
   pgPeer ??= await peers.measure('pg', context);
-  httpPeerRuns ??= await httpPeers.measureAll(context);
+  httpPeerRuns ??= await httpPeers.measureAll(context, index);
   if (withMetrics) metricsOn ??= await measureOnceWithMetrics(context, index);
   const rawBatch = await runTimedBenchChild<RawBatchReport>(context, 'raw-level-batch', [
     '--dir',

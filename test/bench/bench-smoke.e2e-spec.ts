@@ -36,6 +36,11 @@ const FIGURES = [
   'redis_peer_p99_ms_at_half_peak',
   'pg_peer_p50_ms_at_half_peak',
   'pg_peer_p99_ms_at_half_peak',
+  'http_once_rps_64',
+  'ratio_http_once_vs_node_idempotency',
+  'ratio_http_once_vs_plain',
+  'http_once_p50_ms_at_half_peak',
+  'http_once_p99_ms_at_half_peak',
   'http_node_idempotency_rps_64',
   'http_plain_rps_64',
   'ratio_http_node_idempotency_vs_plain',
@@ -94,8 +99,18 @@ describe('npm run bench -- --smoke', () => {
     // The run is described, and each durable peer applied each deposit once
     expect(results.environment).toMatchObject({ command: expect.stringContaining('--smoke') });
     expect(results.peers.checks).toEqual({ redis: EXACTLY_ONCE, pg: EXACTLY_ONCE });
-    // The HTTP peers were loaded over keep-alive HTTP/1.1, one request in flight per connection
-    expect(results.httpPeers.names).toEqual(['node-idempotency', 'plain']);
-    expect(run.httpPeers.plain.closed).toMatchObject({ target: 'http-deposit', depth: 1 });
+    // The HTTP peers, once's ledger HTTP API among them, were loaded alike: keep-alive
+    // HTTP/1.1, one request in flight per connection, every request answered OK
+    expect(results.httpPeers.names).toEqual(['once', 'node-idempotency', 'plain']);
+    for (const name of results.httpPeers.names) {
+      for (const load of [run.httpPeers[name].closed, run.httpPeers[name].halfPeak]) {
+        expect(load).toMatchObject({ target: 'http-deposit', depth: 1, errors: 0 });
+        expect(load.completed).toBeGreaterThan(0);
+      }
+    }
+    // and once's ratios are its throughput over each NestJS peer's in the same run
+    expect(results.ratio_http_once_vs_plain).toBeCloseTo(
+      run.httpPeers.once.closed.requestsPerSecond / run.httpPeers.plain.closed.requestsPerSecond,
+    );
   });
 });
