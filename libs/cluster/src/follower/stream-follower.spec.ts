@@ -248,6 +248,31 @@ describe('StreamFollower, on a local copy that retention compacted', () => {
     await until(() => local.lastOp === 45, 'ops 41..45 copied');
   });
 
+  /** A stream whose read of the tail fails (NATS unreachable) only after a long wait. */
+  class UnreachableStream extends FullStream {
+    override async *readBatches(
+      _fromOp: number,
+      _batchSize?: number,
+      options?: { signal?: AbortSignal },
+    ): AsyncIterable<JournalEntry[]> {
+      await aborted(options?.signal);
+      yield* [];
+      throw new Error('NATS unreachable');
+    }
+  }
+
+  it('fails its start when the read of its tail fails, even after the read was given up as stalled', async () => {
+    const start = StreamFollower.start(
+      new UnreachableStream(45),
+      new CompactedCopy(1, 40),
+      undefined,
+      {
+        stallCheckIntervalMs: CHECK_MS,
+      },
+    );
+    await expect(start).rejects.toThrow('NATS unreachable');
+  });
+
   it('checks only the tail it still holds, then copies what follows', async () => {
     const local = new CompactedCopy(30, 40);
     follower = await StreamFollower.start(new FullStream(45), local, undefined, {

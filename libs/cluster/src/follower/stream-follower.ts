@@ -235,7 +235,8 @@ async function readStreamTail(
       const read = stream.readBatches(fromOp, undefined, { signal: stalled.signal });
       return await collect(read, lastOp, () => batches++);
     } catch (error) {
-      if (!stalled.signal.aborted) throw error;
+      // Only the abandoned read starts again: a read that failed (NATS unreachable) fails the start.
+      if (!stalled.signal.aborted || error !== stalled.signal.reason) throw error;
       options.onStalled?.(fromOp - 1);
     } finally {
       clearInterval(timer);
