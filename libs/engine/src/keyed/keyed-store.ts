@@ -76,12 +76,18 @@ export class KeyedStore {
   }
 
   /**
-   * Whether snapshots write records: the store reads a data directory and
-   * some keyed state uses it. An application without keyed state writes its
-   * snapshots as before, without a head or a copy.
+   * Whether snapshots write records: the store reads a data directory, and
+   * some keyed state uses it or some record is held or changed (the HTTP
+   * key table's records are written without a keyed state). An application
+   * without keyed state or HTTP keys writes its snapshots as before,
+   * without a head or a copy; a snapshot whose marker names records always
+   * writes them.
    */
   get persistent(): boolean {
-    return this.reader !== undefined && this.mapsBound > 0;
+    return (
+      this.reader !== undefined &&
+      (this.mapsBound > 0 || this.counts.size > 0 || this.staged.size > 0)
+    );
   }
 
   /** A keyed map now reads and writes here. @internal */
