@@ -138,7 +138,10 @@ export class KeyedStore {
       if (now === 0) this.counts.delete(map);
       else this.counts.set(map, now);
     }
-    this.staged.set(full, change);
+    // In memory only, the changes are the records: a delete leaves nothing behind
+    // (millions of forgotten HTTP keys would otherwise stay as tombstones).
+    if (change === null && this.reader === undefined) this.staged.delete(full);
+    else this.staged.set(full, change);
   }
 
   /** The digest and counts a snapshot records of the records now. */
