@@ -7,7 +7,10 @@ import { CommandRegistry } from './command-registry';
 import { decodeEngineSnapshot, encodeEngineSnapshot } from './engine-snapshot-codec';
 import { type HttpRequestDraft } from './http/http-request';
 import { httpRequestEntryDraft } from './http/http-request-body';
+import { HTTP_KEYS_MAP } from './http/http-key-table';
+import { KeyedStore } from './keyed';
 import { StateRegistry } from './state-registry';
+import { MemoryKeyedRecords } from './__fixtures__/memory-keyed-records.fixture';
 import { bootDraft } from './__fixtures__/entry-drafts.fixture';
 import { sampleModules } from './__fixtures__/sample-modules.fixture';
 
@@ -18,16 +21,28 @@ const START_NS = 1_700_000_000_000n * MS;
 /** A handler that returns nothing: its HTTP response has an empty body. */
 const SILENT: CommandHandler = { pattern: 'silent', apply: () => undefined };
 
-function harness() {
+/**
+ * An applier whose keyed records (the key table's) are written to
+ * `records` by {@link checkpoint}, as a snapshot writes them to the data
+ * directory; a snapshot restores only over the records written with it.
+ */
+function harness(records = MemoryKeyedRecords.empty()) {
   const modules = sampleModules();
   const applier = new Applier({
     commands: new CommandRegistry([...modules.commands, SILENT]),
     states: new StateRegistry(modules.states),
     nodeSecret: SECRET,
+    keyed: new KeyedStore(records),
   });
   const apply = (draft: EntryDraft, atMs = 0) =>
     applier.apply(entryOf(draft, applier.commitOp + 1, START_NS + BigInt(atMs) * MS));
-  return { applier, modules, apply };
+  /** A snapshot now, its keyed records written as the scheduler writes them. */
+  const checkpoint = (): Buffer => {
+    const bytes = applier.captureSnapshot();
+    records.checkpoint(applier.keyed, applier.commitOp);
+    return bytes;
+  };
+  return { applier, modules, apply, records, checkpoint };
 }
 
 function entryOf(draft: EntryDraft, op: number, timestamp: bigint): JournalEntry {
@@ -133,6 +148,7 @@ describe('Applier: HTTP_REQUEST entries', () => {
     const old = encodeEngineSnapshot({
       ...taken,
       settings: { clientsMax: 4, ring: 2, sessionTtlMs: 0 } as never,
+      keyed: undefined,
       httpKeys: undefined,
     });
     expect(old.readUInt8(4)).toBe(2);
@@ -144,14 +160,16 @@ describe('Applier: HTTP_REQUEST entries', () => {
   });
 
   it('writes format 4 only while keys are held, and restores the keys byte for byte', () => {
-    const { applier, apply } = harness();
+    const { applier, apply, records, checkpoint } = harness();
     apply(OLD_BOOT);
     expect(applier.captureSnapshot().readUInt8(4)).toBe(2);
     apply(http('a'));
     apply(http('b', 'kv.crash'));
-    const bytes = applier.captureSnapshot();
+    const bytes = checkpoint();
     expect(bytes.readUInt8(4)).toBe(4);
-    const { applier: restored, apply: applyRestored } = harness();
+    // The records are keyed records, counted and digested in the marker; the section is small.
+    expect(decodeEngineSnapshot(bytes).keyed?.counts).toEqual([[HTTP_KEYS_MAP, 2]]);
+    const { applier: restored, apply: applyRestored } = harness(records.copy());
     restored.restoreSnapshot(bytes);
     expect(restored.captureSnapshot()).toEqual(bytes);
     // The restored table answers a retry as the live one did.
@@ -163,9 +181,9 @@ describe('Applier: HTTP_REQUEST entries', () => {
   });
 
   it('is back to an empty table at genesis, and after a snapshot that fails to restore', () => {
-    const { applier, apply } = harness();
+    const { applier, apply, checkpoint } = harness();
     apply(http('a'));
-    const good = applier.captureSnapshot();
+    const good = checkpoint();
     applier.resetToGenesis();
     expect(applier.httpKeys.size).toBe(0);
     applier.restoreSnapshot(good);
@@ -181,13 +199,13 @@ describe('Applier: HTTP_REQUEST entries', () => {
   });
 
   it('forgets the oldest key early at the bound, counting it across restores', () => {
-    const { applier, apply } = harness();
+    const { applier, apply, checkpoint } = harness();
     apply(bootDraft({ clientsMax: 4, ring: 2, sessionTtlMs: 0, httpKeysMax: 1 }));
     apply(http('a'));
     apply(http('b'));
     expect([...applier.httpKeys.entries()].map(([key]) => key)).toEqual(['user 3|PUT /kv\nb']);
     expect(applier.httpEarlyForgets).toBe(1);
-    applier.restoreSnapshot(applier.captureSnapshot());
+    applier.restoreSnapshot(checkpoint());
     apply(http('c'));
     expect(applier.httpEarlyForgets).toBe(2);
   });

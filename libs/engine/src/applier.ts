@@ -123,7 +123,7 @@ export class Applier {
   private readonly run: HandlerRun = newHandlerRun();
 
   private tableValue = genesisTable();
-  private httpKeysValue = new HttpKeyTable();
+  private httpKeysValue: HttpKeyTable;
   /** Early forgets of Idempotency-Keys counted before the table was last replaced (restore, reset). */
   private earlierEarlyForgets = 0;
   private expired = new ExpiredSessions();
@@ -144,6 +144,7 @@ export class Applier {
     this.logger = options.logger ?? SILENT_LOGGER;
     this.keyed = options.keyed ?? new KeyedStore(undefined);
     this.states.bindKeyed(this.keyed);
+    this.httpKeysValue = new HttpKeyTable(this.keyed);
     this.states.captureGenesis();
     this.support = {
       states: this.states.codeVersions(),
@@ -583,9 +584,6 @@ export class Applier {
     try {
       const snapshot = decodeEngineSnapshot(payload);
       const table = ClientTable.restore(snapshot.table);
-      const httpKeys = snapshot.httpKeys
-        ? HttpKeyTable.decode(snapshot.httpKeys)
-        : new HttpKeyTable();
       const settings = validateSettings(snapshot.settings);
       const manifest = snapshot.manifest ? decodeManifest(snapshot.manifest) : undefined;
       if (manifest) {
@@ -594,6 +592,10 @@ export class Applier {
       }
       // The records first: a state moved to keyed records writes its old picture into them.
       this.keyed.restore(snapshot.op, snapshot.keyed);
+      // The key table's records are keyed records: its section is read over them.
+      const httpKeys = snapshot.httpKeys
+        ? HttpKeyTable.decode(snapshot.httpKeys, this.keyed)
+        : new HttpKeyTable(this.keyed);
       this.states.restore(snapshot.states, snapshot.op);
       this.setManifest(manifest);
       this.unchecked.clear();
@@ -619,7 +621,7 @@ export class Applier {
     this.setManifest(undefined);
     this.unchecked.clear();
     this.tableValue = genesisTable();
-    this.replaceHttpKeys(new HttpKeyTable());
+    this.replaceHttpKeys(new HttpKeyTable(this.keyed));
     this.settingsValue = GENESIS_SETTINGS;
     this.expired = new ExpiredSessions();
     this.commitOpValue = 0;

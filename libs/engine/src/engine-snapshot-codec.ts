@@ -22,7 +22,9 @@ import { type StatePicture } from './state-registry';
  *            body in force (format 2 and later)
  *     …   4  keyed-state marker length, then its JSON (format 3; format 4:
  *            length 0 when there is no marker)
- *     …   4  HTTP key table length, then the table's own bytes (format 4 only)
+ *     …   4  HTTP key table length, then the table's own bytes (format 4
+ *            only): head, tail, count and times; its records are keyed
+ *            records, counted and digested in the marker
  *
  * A snapshot is written in the oldest format that holds it (2 without keyed
  * records or HTTP keys, 3 with keyed records only), so a build from before
@@ -45,8 +47,9 @@ export interface EngineSnapshot {
    */
   readonly keyed?: KeyedStateMarker;
   /**
-   * The HTTP key table's bytes (see `HttpKeyTable.encode`). Undefined: no
-   * key (a snapshot older than format 4 reads so), and the snapshot is
+   * The HTTP key table's own bytes (see `HttpKeyTable.encode`: its head,
+   * tail and count; the records are keyed records, in `keyed`). Undefined:
+   * no key (a snapshot older than format 4 reads so), and the snapshot is
    * written in an older format.
    */
   readonly httpKeys?: Buffer;

@@ -254,12 +254,8 @@ export class Engine {
     onFailed?: FailureCallback,
     decoded?: CommandBody,
   ): number {
-    if (this.failure || this.phaseValue === 'stopped' || this.phaseValue === 'failed') {
-      throw new EngineUnavailableError(
-        this.failure ? `journal failed: ${this.failure.message}` : 'engine is stopped',
-        this.failure ? { cause: this.failure } : undefined,
-      );
-    }
+    const unavailable = this.unavailable();
+    if (unavailable) throw unavailable;
     let op: number;
     try {
       if (this.replyChecks) this.journalReplyChecks(true);
@@ -276,6 +272,17 @@ export class Engine {
     // The journal is fail-stop: onJournalFailure reports a failed write once.
     if (onOutcome || onFailed) this.pending.add(op, onOutcome, onFailed);
     return op;
+  }
+
+  /** Why the node takes no writes now (failed, stopped), or undefined. */
+  private unavailable(): EngineUnavailableError | undefined {
+    if (this.failure || this.phaseValue === 'stopped' || this.phaseValue === 'failed') {
+      return new EngineUnavailableError(
+        this.failure ? `journal failed: ${this.failure.message}` : 'engine is stopped',
+        this.failure ? { cause: this.failure } : undefined,
+      );
+    }
+    return undefined;
   }
 
   /**
@@ -302,6 +309,9 @@ export class Engine {
     request: HttpRequestDraft,
     options: HttpSubmitOptions = {},
   ): Promise<HttpSubmitResult> {
+    // First: the key table is read from the data directory, which a stopped node has closed.
+    const unavailable = this.unavailable();
+    if (unavailable) return Promise.reject(unavailable);
     const scopedKey = scopedKeyOf(request);
     const done = this.applier.httpKeys.get(scopedKey);
     if (done) {

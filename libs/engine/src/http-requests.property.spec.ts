@@ -9,7 +9,9 @@ import { CommandRegistry } from './command-registry';
 import { encodeSettings } from './engine-settings';
 import { httpRequestEntryDraft, scopedKeyOf } from './http/http-request-body';
 import { type HttpRequestDraft } from './http/http-request';
+import { KeyedStore } from './keyed';
 import { StateRegistry } from './state-registry';
+import { MemoryKeyedRecords } from './__fixtures__/memory-keyed-records.fixture';
 import { sampleModules } from './__fixtures__/sample-modules.fixture';
 
 /**
@@ -27,12 +29,18 @@ const SECRET = Buffer.alloc(32, 7);
 const MS = 1_000_000n;
 const START_NS = 1_700_000_000_000n * MS;
 
-function newApplier(): Applier {
+/**
+ * An applier whose keyed records (the key table's among them) are read
+ * from `records` when given, through a cache of two records, so most reads
+ * miss it; in memory only otherwise.
+ */
+function newApplier(records?: MemoryKeyedRecords): Applier {
   const modules = sampleModules();
   return new Applier({
     commands: new CommandRegistry(modules.commands),
     states: new StateRegistry(modules.states),
     nodeSecret: SECRET,
+    keyed: new KeyedStore(records, records ? 2 : undefined),
   });
 }
 
@@ -113,14 +121,18 @@ interface LiveRun {
   readonly entries: JournalEntry[];
   readonly responses: Map<number, string>;
   readonly snapshots: Map<number, Buffer>;
+  /** The keyed records written with each snapshot, as a data directory would hold them then. */
+  readonly records: Map<number, MemoryKeyedRecords>;
   readonly finalSnapshot: Buffer;
 }
 
 function runLive(steps: readonly Step[]): LiveRun {
-  const applier = newApplier();
+  const disk = MemoryKeyedRecords.empty();
+  const applier = newApplier(disk);
   const entries: JournalEntry[] = [];
   const responses = new Map<number, string>();
   const snapshots = new Map<number, Buffer>();
+  const records = new Map<number, MemoryKeyedRecords>();
   let nowMs = 0;
   const append = (draft: EntryDraft): ApplyOutcome => {
     const entry = {
@@ -163,6 +175,8 @@ function runLive(steps: readonly Step[]): LiveRun {
       if (body) append(systemDraft(EntryKind.ReplyCheck, body));
     } else {
       snapshots.set(applier.commitOp, applier.captureSnapshot());
+      disk.checkpoint(applier.keyed, applier.commitOp);
+      records.set(applier.commitOp, disk.copy());
     }
     applier.httpKeys.assertInvariants(applier.settings.httpKeysMax);
     // Every key held is within the retention at the last entry's journal time
@@ -176,7 +190,7 @@ function runLive(steps: readonly Step[]): LiveRun {
   }
   const body = applier.unchecked.encodeNew();
   if (body) append(systemDraft(EntryKind.ReplyCheck, body));
-  return { entries, responses, snapshots, finalSnapshot: applier.captureSnapshot() };
+  return { entries, responses, snapshots, records, finalSnapshot: applier.captureSnapshot() };
 }
 
 /** Applies `entries` on `applier`, checking every response and every snapshot against the live run's. */
@@ -197,7 +211,7 @@ describe('HTTP requests replay (property)', () => {
         const live = runLive(steps);
         replay(newApplier(), live.entries, live);
         for (const [op, snapshot] of live.snapshots) {
-          const restored = newApplier();
+          const restored = newApplier(live.records.get(op));
           expect(restored.restoreSnapshot(snapshot)).toBe(op);
           replay(restored, live.entries.slice(op), live);
         }

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { SnapshotInvalidError } from '../engine-snapshot-codec';
+import { KeyedStore } from '../keyed/keyed-store';
 import {
+  HTTP_KEYS_MAP,
   type HttpKeyRecord,
   HttpKeyTable,
   HttpKeyTableInvariantError,
@@ -82,39 +84,70 @@ describe('HttpKeyTable', () => {
     expect(() => table.assertInvariants(0)).not.toThrow();
   });
 
-  it('encodes to bytes that decode to the same table, and encode again to the same bytes', () => {
-    const table = new HttpKeyTable();
+  it('keeps its records in the keyed store as a list from the oldest key, under a reserved map', () => {
+    const store = new KeyedStore(undefined);
+    const table = new HttpKeyTable(store);
+    table.record('s\na', record(1, 0), 10);
+    table.record('s\nb', record(2, 0, 2, ''), 10);
+    expect(store.count(HTTP_KEYS_MAP)).toBe(2);
+    // No keyed state can take the name: theirs are `state/map`.
+    expect(HTTP_KEYS_MAP).not.toContain('/');
+    expect(store.get(HTTP_KEYS_MAP, 's\na')).toEqual({
+      op: 1,
+      at: String(START),
+      fp: '01'.repeat(16),
+      status: 201,
+      body: Buffer.from('{"op":1}').toString('base64'),
+      next: 's\nb',
+    });
+    expect(store.get(HTTP_KEYS_MAP, 's\nb')).not.toHaveProperty('next');
+    table.expire(START + 10n * MS, 1);
+    expect(store.count(HTTP_KEYS_MAP)).toBe(0);
+    expect(store.marker().counts).toEqual([]);
+  });
+
+  it('encodes its section to bytes that decode over the same records to the same table, and encode again alike', () => {
+    const store = new KeyedStore(undefined);
+    const table = new HttpKeyTable(store);
     table.record('user 7|POST /a\nkey-é', record(2, 0, 3), 10);
     table.record('user 7|POST /a\nkey-2', record(4, 0, 4, ''), 10);
     const bytes = table.encode();
-    const back = HttpKeyTable.decode(bytes);
+    const back = HttpKeyTable.decode(bytes, store);
     expect([...back.entries()]).toEqual([...table.entries()]);
     expect(back.encode()).toEqual(bytes);
     back.assertInvariants(2);
     // The decoded table continues after the last op it holds, not before.
     expect(() => back.record('x', record(4, 1), 10)).toThrow(HttpKeyTableInvariantError);
     back.record('x', record(5, 1), 10);
-    expect(new HttpKeyTable().encode()).toEqual(Buffer.from([1, 0, 0, 0, 0]));
+    back.assertInvariants(3);
+    const empty = new HttpKeyTable().encode();
+    expect(empty.readUInt8(0)).toBe(2);
+    expect(HttpKeyTable.decode(empty, new KeyedStore(undefined)).size).toBe(0);
   });
 
-  it('refuses bytes that are not a table: truncated, trailing, unknown format, out of order', () => {
-    const table = new HttpKeyTable();
+  it('refuses bytes that are not a table: truncated, trailing, unknown format, no head, another count than the records', () => {
+    const store = new KeyedStore(undefined);
+    const table = new HttpKeyTable(store);
     table.record('a', record(1, 0), 10);
     table.record('b', record(2, 0), 10);
     const bytes = table.encode();
-    expect(() => HttpKeyTable.decode(bytes.subarray(0, bytes.length - 1))).toThrow(
+    expect(() => HttpKeyTable.decode(bytes.subarray(0, bytes.length - 1), store)).toThrow(
       SnapshotInvalidError,
     );
-    expect(() => HttpKeyTable.decode(Buffer.concat([bytes, Buffer.from([0])]))).toThrow(
+    expect(() => HttpKeyTable.decode(Buffer.concat([bytes, Buffer.from([0])]), store)).toThrow(
       SnapshotInvalidError,
     );
-    expect(() => HttpKeyTable.decode(Buffer.from([2, 0, 0, 0, 0]))).toThrow(SnapshotInvalidError);
-    expect(() => HttpKeyTable.decode(Buffer.alloc(0))).toThrow(SnapshotInvalidError);
-    const twice = new HttpKeyTable();
-    twice.record('a', record(1, 0), 10);
-    const one = twice.encode().subarray(5);
-    const doubled = Buffer.concat([Buffer.from([1, 2, 0, 0, 0]), one, one]);
-    expect(() => HttpKeyTable.decode(doubled)).toThrow(SnapshotInvalidError);
+    const format1 = Buffer.from(bytes);
+    format1.writeUInt8(1, 0);
+    expect(() => HttpKeyTable.decode(format1, store)).toThrow(/format 1 is not supported/);
+    expect(() => HttpKeyTable.decode(Buffer.alloc(0), store)).toThrow(SnapshotInvalidError);
+    // The records of another count: a section that does not belong to them.
+    expect(() => HttpKeyTable.decode(bytes, new KeyedStore(undefined))).toThrow(
+      SnapshotInvalidError,
+    );
+    const headless = new HttpKeyTable().encode();
+    headless.writeUInt32LE(2, 1);
+    expect(() => HttpKeyTable.decode(headless, store)).toThrow(/head and tail/);
   });
 
   it('keeps its invariants through any sequence of records, expiries and bounds (property)', () => {
@@ -138,7 +171,8 @@ describe('HttpKeyTable', () => {
     );
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
-        const table = new HttpKeyTable();
+        const store = new KeyedStore(undefined);
+        const table = new HttpKeyTable(store);
         let op = 0;
         let now = 0;
         let max = Infinity;
@@ -168,7 +202,7 @@ describe('HttpKeyTable', () => {
           }
           table.assertInvariants(max === Infinity ? undefined : max);
           expect(table.earlyForgets).toBe(early);
-          expect(HttpKeyTable.decode(table.encode()).encode()).toEqual(table.encode());
+          expect(HttpKeyTable.decode(table.encode(), store).encode()).toEqual(table.encode());
         }
       }),
     );

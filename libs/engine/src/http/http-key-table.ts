@@ -1,6 +1,7 @@
 import { SnapshotInvalidError } from '../engine-snapshot-codec';
 import { HTTP_FINGERPRINT_BYTES } from './http-request-body';
 import { type HttpResponseRecord } from './http-request';
+import { KeyedStore } from '../keyed/keyed-store';
 
 /** One Idempotency-Key the node remembers: the response its request got, and when. */
 export interface HttpKeyRecord {
@@ -26,18 +27,50 @@ export class HttpKeyTableInvariantError extends Error {
 }
 
 /** Format byte of {@link HttpKeyTable.encode}. */
-const FORMAT = 1;
+const FORMAT = 2;
 const NS_PER_MS = 1_000_000n;
+
+/**
+ * The name of the keyed map the key table's records live under in the
+ * {@link KeyedStore}. Reserved: every keyed state's map is named
+ * `state/map`, with a `/`, and this name has none, so no
+ * `@ReplicatedState` can take it; the keyed digest and counts of a
+ * snapshot cover it like any map (`--verify` compares it).
+ */
+export const HTTP_KEYS_MAP = 'once:http-keys';
+
+/**
+ * A key's record as the store holds it (JSON): the response, and the key
+ * recorded next (absent on the newest), which makes the records a singly
+ * linked list in op order.
+ */
+interface StoredKey {
+  readonly op: number;
+  /** Journal time (ns), as decimal text: JSON has no 64-bit integer. */
+  readonly at: string;
+  /** Fingerprint, hex. */
+  readonly fp: string;
+  readonly status: number;
+  /** Body bytes, base64: the bytes exactly, whatever they are. */
+  readonly body: string;
+  readonly next?: string;
+}
 
 /**
  * The Idempotency-Keys of HTTP requests the node remembers, each with the
  * response its request got: part of the replicated state (the applier
  * changes it, a snapshot holds it), so every node and every replay answers
- * a retried key alike. Pure data, no clock: time is the journal's.
+ * a retried key alike. No clock: time is the journal's.
  *
- * Keys are kept in a Map in op order (entries apply in op order, and each
- * key is recorded once), which is also journal-time order, so both ways of
- * forgetting take keys from the front:
+ * The records are keyed records of the node's {@link KeyedStore} (map
+ * {@link HTTP_KEYS_MAP}), in LevelDB behind the store's bounded cache, so
+ * millions of keys (a day of a busy service's requests) cost no memory and
+ * no snapshot time beyond the records changed since the last one. Keys are
+ * recorded in op order (entries apply in op order, each key once), which is
+ * also journal-time order; each record names the key recorded after it, so
+ * the records form a list from the oldest (the head) to the newest (the
+ * tail), and both ways of forgetting take keys from the head, one read
+ * and one delete each, with no index in memory:
  * - retention ({@link forgetRecordedBefore}): before each entry applies,
  *   keys recorded longer ago than `httpKeyRetentionMs` by that entry's
  *   journal time are forgotten;
@@ -46,21 +79,37 @@ const NS_PER_MS = 1_000_000n;
  *   (a retry of that key would apply again): counted in
  *   {@link earlyForgets} for the logs and metrics.
  *
+ * What the table itself holds (the snapshot's key-table section,
+ * {@link encode}): the head and tail keys, the count, the head's journal
+ * time (so an entry that forgets nothing reads nothing) and the op and
+ * time of the newest key ever recorded.
+ *
  * Invariants (asserted by {@link assertInvariants}, and by `record` for
- * the entry it takes): ops strictly increase and timestamps never decrease
- * along the Map; every fingerprint is 16 bytes; the size never exceeds the
- * bound last applied.
+ * the entry it takes): along the list ops strictly increase and timestamps
+ * never decrease; the list from the head has `count` records, ends at the
+ * tail, and they are all the map's records; every fingerprint is 16 bytes;
+ * the count never exceeds the bound last applied.
  */
 export class HttpKeyTable {
-  private readonly records = new Map<string, HttpKeyRecord>();
+  private head: string | undefined;
+  private tail: string | undefined;
+  private count = 0;
+  /** Journal time of the head's record (0 when empty). */
+  private headTimestamp = 0n;
   /** Op and timestamp of the newest record ever taken (0 at genesis). */
   private lastOp = 0;
   private lastTimestamp = 0n;
   private earlyForgetsValue = 0;
 
+  /**
+   * @param store where the records live: the node's keyed store (the
+   *   applier's); default, a private in-memory one (a unit test)
+   */
+  constructor(private readonly store: KeyedStore = new KeyedStore(undefined)) {}
+
   /** Keys held now. */
   get size(): number {
-    return this.records.size;
+    return this.count;
   }
 
   /**
@@ -71,20 +120,20 @@ export class HttpKeyTable {
     return this.earlyForgetsValue;
   }
 
-  /** The record of `scopedKey` (see `scopedKeyOf`), if it is remembered. */
+  /** The record of `scopedKey` (see `scopedKeyOf`), if it is remembered: one store read. */
   get(scopedKey: string): HttpKeyRecord | undefined {
-    return this.records.get(scopedKey);
+    const stored = this.read(scopedKey);
+    return stored === undefined ? undefined : recordOf(stored);
   }
 
   /**
    * Forgets every key recorded before `cutoff` (journal time, ns); returns
-   * how many. O(1) when the oldest key is recent enough.
+   * how many. Reads nothing when the oldest key is recent enough.
    */
   forgetRecordedBefore(cutoff: bigint): number {
     let forgotten = 0;
-    for (const [scopedKey, record] of this.records) {
-      if (record.timestamp >= cutoff) break;
-      this.records.delete(scopedKey);
+    while (this.count > 0 && this.headTimestamp < cutoff) {
+      this.forgetHead();
       forgotten++;
     }
     return forgotten;
@@ -94,7 +143,7 @@ export class HttpKeyTable {
    * Retention: forgets what is older than `retentionMs` at journal time `now`.
    */
   expire(now: bigint, retentionMs: number): number {
-    if (this.records.size === 0) return 0;
+    if (this.count === 0) return 0;
     return this.forgetRecordedBefore(now - BigInt(retentionMs) * NS_PER_MS);
   }
 
@@ -106,7 +155,7 @@ export class HttpKeyTable {
    * the applier looks the key up first and applies in op order.
    */
   record(scopedKey: string, record: HttpKeyRecord, max: number): number {
-    if (this.records.has(scopedKey)) {
+    if (this.read(scopedKey) !== undefined) {
       throw new HttpKeyTableInvariantError(`the key is recorded already (op ${record.op})`);
     }
     if (record.op <= this.lastOp || record.timestamp < this.lastTimestamp) {
@@ -118,7 +167,16 @@ export class HttpKeyTable {
       throw new HttpKeyTableInvariantError(`the fingerprint at op ${record.op} is not 16 bytes`);
     }
     const forgotten = this.bound(max - 1);
-    this.records.set(scopedKey, record);
+    this.store.set(HTTP_KEYS_MAP, scopedKey, storedOf(record));
+    if (this.tail === undefined) {
+      this.head = scopedKey;
+      this.headTimestamp = record.timestamp;
+    } else {
+      const tail = this.mustRead(this.tail);
+      this.store.set(HTTP_KEYS_MAP, this.tail, { ...tail, next: scopedKey });
+    }
+    this.tail = scopedKey;
+    this.count++;
     this.lastOp = record.op;
     this.lastTimestamp = record.timestamp;
     return forgotten;
@@ -127,28 +185,40 @@ export class HttpKeyTable {
   /** Forgets the oldest keys until at most `max` remain (early forgets); returns how many. */
   bound(max: number): number {
     let forgotten = 0;
-    for (const scopedKey of this.records.keys()) {
-      if (this.records.size <= max) break;
-      this.records.delete(scopedKey);
+    while (this.count > Math.max(0, max)) {
+      this.forgetHead();
       forgotten++;
     }
     this.earlyForgetsValue += forgotten;
     return forgotten;
   }
 
-  /** Every key with its record, oldest first. */
-  entries(): IterableIterator<[string, HttpKeyRecord]> {
-    return this.records.entries();
+  /** Every key with its record, oldest first: a walk over the list (tests, tools; never on the apply path). */
+  *entries(): IterableIterator<[string, HttpKeyRecord]> {
+    for (let key = this.head; key !== undefined;) {
+      const stored = this.mustRead(key);
+      yield [key, recordOf(stored)];
+      key = stored.next;
+    }
   }
 
   /** Throws {@link HttpKeyTableInvariantError} unless every invariant holds (`max`: the bound in force). */
   assertInvariants(max?: number): void {
-    if (max !== undefined && this.records.size > max) {
-      throw new HttpKeyTableInvariantError(`${this.records.size} keys held over the bound ${max}`);
+    if (max !== undefined && this.count > max) {
+      throw new HttpKeyTableInvariantError(`${this.count} keys held over the bound ${max}`);
+    }
+    const stored = this.store.count(HTTP_KEYS_MAP);
+    if (stored !== this.count) {
+      throw new HttpKeyTableInvariantError(`${stored} key records stored for ${this.count} keys`);
     }
     let op = 0;
     let timestamp = 0n;
-    for (const record of this.records.values()) {
+    let walked = 0;
+    let last: string | undefined;
+    for (const [key, record] of this.entries()) {
+      if (walked === 0 && record.timestamp !== this.headTimestamp) {
+        throw new HttpKeyTableInvariantError(`the head's time is not that of its record`);
+      }
       if (record.op <= op || record.timestamp < timestamp) {
         throw new HttpKeyTableInvariantError(`the key of op ${record.op} is out of order`);
       }
@@ -157,6 +227,13 @@ export class HttpKeyTable {
       }
       op = record.op;
       timestamp = record.timestamp;
+      last = key;
+      if (++walked > this.count) break;
+    }
+    if (walked !== this.count || last !== this.tail) {
+      throw new HttpKeyTableInvariantError(
+        `the list from the head holds ${walked} keys and ends at another than the tail; ${this.count} are counted`,
+      );
     }
     if (op > this.lastOp) {
       throw new HttpKeyTableInvariantError(
@@ -166,54 +243,45 @@ export class HttpKeyTable {
   }
 
   /**
-   * The table as snapshot bytes (little-endian), oldest key first:
+   * The table's own part of the snapshot (little-endian); the records are
+   * keyed records, written with the snapshot and covered by its keyed
+   * digest:
    *
-   *     1  format (1)
-   *     4  key count, then per key:
-   *        4 scoped key length, scoped key (utf8),
-   *        8 op, 8 journal timestamp (ns), 16 fingerprint,
-   *        2 status, 4 body length, body
+   *     1  format (2)
+   *     4  key count
+   *     8  op of the newest key ever recorded, 8 its journal time (ns)
+   *     8  journal time of the head's record (ns)
+   *     4  head key length, head key (utf8), 4 tail key length, tail key
+   *        (both empty when no key is held)
    *
-   * The same keys in the same order give the same bytes (a replay and the
-   * live node agree byte for byte).
+   * The same table gives the same bytes (a replay and the live node agree
+   * byte for byte).
    */
   encode(): Buffer {
-    const keys: Buffer[] = [];
-    let size = 1 + 4;
-    for (const [scopedKey, record] of this.records) {
-      const key = Buffer.from(scopedKey, 'utf8');
-      keys.push(key);
-      size += 4 + key.length + 8 + 8 + HTTP_FINGERPRINT_BYTES + 2 + 4 + record.body.length;
-    }
-    const out = Buffer.alloc(size);
+    const head = Buffer.from(this.head ?? '', 'utf8');
+    const tail = Buffer.from(this.tail ?? '', 'utf8');
+    const out = Buffer.alloc(1 + 4 + 8 + 8 + 8 + 4 + head.length + 4 + tail.length);
     out.writeUInt8(FORMAT, 0);
-    out.writeUInt32LE(this.records.size, 1);
-    let at = 5;
-    let index = 0;
-    for (const record of this.records.values()) {
-      const key = keys[index++];
-      out.writeUInt32LE(key.length, at);
-      key.copy(out, at + 4);
-      at += 4 + key.length;
-      out.writeBigUInt64LE(BigInt(record.op), at);
-      out.writeBigUInt64LE(record.timestamp, at + 8);
-      record.fingerprint.copy(out, at + 16);
-      at += 16 + HTTP_FINGERPRINT_BYTES;
-      out.writeUInt16LE(record.status, at);
-      out.writeUInt32LE(record.body.length, at + 2);
-      record.body.copy(out, at + 6);
-      at += 6 + record.body.length;
-    }
+    out.writeUInt32LE(this.count, 1);
+    out.writeBigUInt64LE(BigInt(this.lastOp), 5);
+    out.writeBigUInt64LE(this.lastTimestamp, 13);
+    out.writeBigUInt64LE(this.headTimestamp, 21);
+    out.writeUInt32LE(head.length, 29);
+    head.copy(out, 33);
+    const at = 33 + head.length;
+    out.writeUInt32LE(tail.length, at);
+    tail.copy(out, at + 4);
     return out;
   }
 
   /**
-   * A table from {@link encode}'s bytes (copied: the table keeps no view of
-   * them). Throws SnapshotInvalidError when they do not read as one, or
-   * break an invariant.
+   * A table from {@link encode}'s bytes over `store`, which must already
+   * hold the snapshot's records (restored first). Throws
+   * SnapshotInvalidError when the bytes do not read as a table, or do not
+   * agree with the records' count.
    */
-  static decode(bytes: Buffer): HttpKeyTable {
-    const table = new HttpKeyTable();
+  static decode(bytes: Buffer, store: KeyedStore): HttpKeyTable {
+    const table = new HttpKeyTable(store);
     let at = 0;
     const need = (count: number): number => {
       if (at + count > bytes.length) {
@@ -227,31 +295,77 @@ export class HttpKeyTable {
     if (format !== FORMAT) {
       throw new SnapshotInvalidError(`snapshot HTTP key table format ${format} is not supported`);
     }
-    const count = bytes.readUInt32LE(need(4));
-    for (let i = 0; i < count; i++) {
-      const keyLength = bytes.readUInt32LE(need(4));
-      const scopedKey = bytes.toString('utf8', need(keyLength), at);
-      const op = Number(bytes.readBigUInt64LE(need(8)));
-      const timestamp = bytes.readBigUInt64LE(need(8));
-      const fingerprintAt = need(HTTP_FINGERPRINT_BYTES);
-      const fingerprint = Buffer.from(bytes.subarray(fingerprintAt, at));
-      const status = bytes.readUInt16LE(need(2));
-      const bodyLength = bytes.readUInt32LE(need(4));
-      const bodyAt = need(bodyLength);
-      const body = Buffer.from(bytes.subarray(bodyAt, at));
-      if (table.records.has(scopedKey)) {
-        throw new SnapshotInvalidError(`snapshot HTTP key table holds a key twice (op ${op})`);
-      }
-      if (op <= table.lastOp || timestamp < table.lastTimestamp) {
-        throw new SnapshotInvalidError(`snapshot HTTP key table is out of order at op ${op}`);
-      }
-      table.records.set(scopedKey, { op, timestamp, fingerprint, status, body });
-      table.lastOp = op;
-      table.lastTimestamp = timestamp;
-    }
+    table.count = bytes.readUInt32LE(need(4));
+    table.lastOp = Number(bytes.readBigUInt64LE(need(8)));
+    table.lastTimestamp = bytes.readBigUInt64LE(need(8));
+    table.headTimestamp = bytes.readBigUInt64LE(need(8));
+    const headLength = bytes.readUInt32LE(need(4));
+    const head = bytes.toString('utf8', need(headLength), at);
+    const tailLength = bytes.readUInt32LE(need(4));
+    const tail = bytes.toString('utf8', need(tailLength), at);
     if (at !== bytes.length) {
       throw new SnapshotInvalidError('snapshot HTTP key table has trailing bytes');
     }
+    if (table.count === 0 ? head !== '' || tail !== '' : head === '' || tail === '') {
+      throw new SnapshotInvalidError('snapshot HTTP key table does not name its head and tail');
+    }
+    if (table.count > 0) {
+      table.head = head;
+      table.tail = tail;
+    }
+    if (store.count(HTTP_KEYS_MAP) !== table.count) {
+      throw new SnapshotInvalidError(
+        `snapshot HTTP key table counts ${table.count} keys and its keyed records ${store.count(HTTP_KEYS_MAP)}`,
+      );
+    }
     return table;
   }
+
+  private read(scopedKey: string): StoredKey | undefined {
+    return this.store.get(HTTP_KEYS_MAP, scopedKey) as StoredKey | undefined;
+  }
+
+  private mustRead(scopedKey: string): StoredKey {
+    const stored = this.read(scopedKey);
+    if (stored === undefined) {
+      throw new HttpKeyTableInvariantError(`a key of the list has no record`);
+    }
+    return stored;
+  }
+
+  /** Forgets the oldest key: one read, one delete, and a read of the next one's time. */
+  private forgetHead(): void {
+    const head = this.head!;
+    const stored = this.mustRead(head);
+    this.store.set(HTTP_KEYS_MAP, head, undefined);
+    this.count--;
+    if (this.count === 0 || stored.next === undefined) {
+      this.head = undefined;
+      this.tail = undefined;
+      this.headTimestamp = 0n;
+      return;
+    }
+    this.head = stored.next;
+    this.headTimestamp = BigInt(this.mustRead(stored.next).at);
+  }
+}
+
+function storedOf(record: HttpKeyRecord): StoredKey {
+  return {
+    op: record.op,
+    at: record.timestamp.toString(),
+    fp: record.fingerprint.toString('hex'),
+    status: record.status,
+    body: record.body.toString('base64'),
+  };
+}
+
+function recordOf(stored: StoredKey): HttpKeyRecord {
+  return {
+    op: stored.op,
+    timestamp: BigInt(stored.at),
+    fingerprint: Buffer.from(stored.fp, 'hex'),
+    status: stored.status,
+    body: Buffer.from(stored.body, 'base64'),
+  };
 }

@@ -47,6 +47,16 @@ describe('KeyedStore', () => {
     expect(store.count('ledger/references')).toBe(1);
   });
 
+  it('in memory only, keeps nothing of a deleted record', () => {
+    const store = new KeyedStore(undefined);
+    for (let i = 0; i < 100; i++) store.set('m/m', `k${i}`, i);
+    for (let i = 0; i < 100; i++) store.set('m/m', `k${i}`, undefined);
+    expect(store.stagedCount).toBe(0);
+    expect(store.get('m/m', 'k1')).toBeUndefined();
+    expect(store.marker().counts).toEqual([]);
+    expect(store.count('m/m')).toBe(0);
+  });
+
   it('hands out frozen copies: a value changed in place after set or get throws, the record stays', () => {
     const store = new KeyedStore(undefined);
     const written = { balance: 1 };

@@ -76,12 +76,18 @@ export class KeyedStore {
   }
 
   /**
-   * Whether snapshots write records: the store reads a data directory and
-   * some keyed state uses it. An application without keyed state writes its
-   * snapshots as before, without a head or a copy.
+   * Whether snapshots write records: the store reads a data directory, and
+   * some keyed state uses it or some record is held or changed (the HTTP
+   * key table's records are written without a keyed state). An application
+   * without keyed state or HTTP keys writes its snapshots as before,
+   * without a head or a copy; a snapshot whose marker names records always
+   * writes them.
    */
   get persistent(): boolean {
-    return this.reader !== undefined && this.mapsBound > 0;
+    return (
+      this.reader !== undefined &&
+      (this.mapsBound > 0 || this.counts.size > 0 || this.staged.size > 0)
+    );
   }
 
   /** A keyed map now reads and writes here. @internal */
@@ -132,7 +138,10 @@ export class KeyedStore {
       if (now === 0) this.counts.delete(map);
       else this.counts.set(map, now);
     }
-    this.staged.set(full, change);
+    // In memory only, the changes are the records: a delete leaves nothing behind
+    // (millions of forgotten HTTP keys would otherwise stay as tombstones).
+    if (change === null && this.reader === undefined) this.staged.delete(full);
+    else this.staged.set(full, change);
   }
 
   /** The digest and counts a snapshot records of the records now. */
