@@ -88,7 +88,7 @@ describe('given a new data directory', () => {
       /no snapshot \(new data directory\)/,
       /replay applied 0 entries \(nothing after op 0\)/,
       /boot: journaled MANIFEST at op 1 \(first manifest: states groups v1, ledger v1, streams v1, users v1; \d+ commands\)/,
-      /boot: journaled BOOT at op 2 \(new data directory; limits clientsMax 8192, ring 8, sessionTtlMs 0, httpKeyRetentionMs 86400000, httpKeysMax 100000\)/,
+      /boot: journaled BOOT at op 2 \(new data directory; limits clientsMax 8192, ring 8, sessionTtlMs 0, httpKeyRetentionMs 86400000, httpKeysMax 1000000\)/,
       /genesis: journaled users\.create \(user admin\) at op 3/,
       /ready at op 3$/,
       new RegExp(`listening on 127\\.0\\.0\\.1:${service.port}$`),

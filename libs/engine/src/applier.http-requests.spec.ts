@@ -136,7 +136,7 @@ describe('Applier: HTTP_REQUEST entries', () => {
       ring: 2,
       sessionTtlMs: 0,
       httpKeyRetentionMs: 86_400_000,
-      httpKeysMax: 100_000,
+      httpKeysMax: 1_000_000,
     });
   });
 
@@ -155,7 +155,7 @@ describe('Applier: HTTP_REQUEST entries', () => {
     const { applier: restored } = harness();
     expect(restored.restoreSnapshot(old)).toBe(2);
     expect(restored.httpKeys.size).toBe(0);
-    expect(restored.settings.httpKeysMax).toBe(100_000);
+    expect(restored.settings.httpKeysMax).toBe(1_000_000);
     expect(restored.settings.httpKeyRetentionMs).toBe(86_400_000);
   });
 

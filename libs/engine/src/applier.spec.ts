@@ -54,7 +54,7 @@ describe('Applier', () => {
       sessionTtlMs: 0,
       // A BOOT body without them (an older one): the defaults.
       httpKeyRetentionMs: 86_400_000,
-      httpKeysMax: 100_000,
+      httpKeysMax: 1_000_000,
     });
     expect(() => applier.apply(entryOf(registerDraft(ALICE, 1), 3, START_NS))).toThrow(
       ApplyOrderError,

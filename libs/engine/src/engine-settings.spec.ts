@@ -16,7 +16,7 @@ describe('engine settings', () => {
       ring: 8,
       sessionTtlMs: 0,
       httpKeyRetentionMs: 86_400_000,
-      httpKeysMax: 100_000,
+      httpKeysMax: 1_000_000,
     });
   });
 
@@ -24,7 +24,7 @@ describe('engine settings', () => {
     expect(validateSettings(OLD)).toEqual({
       ...OLD,
       httpKeyRetentionMs: 86_400_000,
-      httpKeysMax: 100_000,
+      httpKeysMax: 1_000_000,
     });
     expect(decodeSettings(Buffer.from(JSON.stringify(OLD)))).toEqual(validateSettings(OLD));
   });

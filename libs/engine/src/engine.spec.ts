@@ -90,7 +90,7 @@ describe('Engine (the apply path)', () => {
       ring: 2,
       sessionTtlMs: 0,
       httpKeyRetentionMs: 86_400_000,
-      httpKeysMax: 100_000,
+      httpKeysMax: 1_000_000,
     });
     expect(test.engine.table.capacity).toBe(2);
     expect(test.node.journal.meta.settings).toEqual({
@@ -98,7 +98,7 @@ describe('Engine (the apply path)', () => {
       ring: 2,
       sessionTtlMs: 0,
       httpKeyRetentionMs: 86_400_000,
-      httpKeysMax: 100_000,
+      httpKeysMax: 1_000_000,
       sinceOp: 2,
     });
   });

@@ -182,12 +182,12 @@ export const SETTINGS = [
     flag: '--http-keys-max',
     argument: '<count>',
     kind: 'integer',
-    default: 100_000,
+    default: 1_000_000,
     min: 1,
     max: 100_000_000,
     unit: 'keys',
     description:
-      'Idempotency-Keys remembered at once; beyond it the oldest is forgotten early (a retry of it would apply again)',
+      'Idempotency-Keys remembered at once (keyed records in LevelDB, not memory); beyond it the oldest is forgotten early (a retry of it would apply again)',
     layer: 'engine',
   },
   {

@@ -36,7 +36,7 @@ describe('server settings', () => {
       writeBufferBytesMax: 64 * 1024 * 1024,
       sessionTtlMs: 0,
       httpKeyRetentionMs: 86_400_000,
-      httpKeysMax: 100_000,
+      httpKeysMax: 1_000_000,
       partialFrameTimeoutMs: 10_000,
       idleUnboundTimeoutMs: 60_000,
       registerFailuresPerAddressPerMinuteMax: 30,
