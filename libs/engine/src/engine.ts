@@ -364,26 +364,23 @@ export class Engine {
   /** Journals `request` (already in flight under `scopedKey`); resolves once it applied. */
   private journalHttp(request: HttpRequestDraft, scopedKey: string): Promise<HttpSubmitResult> {
     return new Promise((resolve, reject) => {
+      const onFailed = (error: Error): void => {
+        this.httpInFlight.fail(scopedKey, error);
+        reject(error);
+      };
       const onOutcome = (outcome: ApplyOutcome): void => {
         const result = httpResultOf(outcome);
         if (result instanceof Error) {
-          this.httpInFlight.fail(scopedKey, result);
-          reject(result);
+          onFailed(result);
           return;
         }
         this.httpInFlight.settle(scopedKey, result);
         resolve(result);
       };
-      const onFailed = (error: Error): void => {
-        this.httpInFlight.fail(scopedKey, error);
-        reject(error);
-      };
       try {
         this.submit(httpRequestEntryDraft(request), onOutcome, onFailed);
       } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        this.httpInFlight.fail(scopedKey, failure);
-        reject(failure);
+        onFailed(error instanceof Error ? error : new Error(String(error)));
       }
     });
   }
