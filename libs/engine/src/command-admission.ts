@@ -37,16 +37,30 @@ export async function admitCommand(
       const { code, message, rpcError } = error;
       return encodeCommandBody({ pattern, refusal: { code, message, rpcError } });
     }
-    const errorId = newErrorId();
-    logger?.error(
-      `admission step of "${pattern}" for user ${ctx.userId} failed (error ${errorId}): ${describeError(error)}`,
-    );
-    const message = `the admission step failed (error ${errorId}); the server log has the details`;
+    const message = admissionFailedMessage(error, pattern, ctx.userId, logger);
     return encodeCommandBody({
       pattern,
       refusal: { code: EngineRefusal.AdmissionFailed, message },
     });
   }
+}
+
+/**
+ * The message of an ADMISSION_FAILED refusal for an admission step that
+ * threw `error`, not a CommandError: it names a new error id and nothing of
+ * the error; the id, the message and the stack go to `logger` only.
+ */
+export function admissionFailedMessage(
+  error: unknown,
+  pattern: string,
+  userId: number,
+  logger?: EngineLogger,
+): string {
+  const errorId = newErrorId();
+  logger?.error(
+    `admission step of "${pattern}" for user ${userId} failed (error ${errorId}): ${describeError(error)}`,
+  );
+  return `the admission step failed (error ${errorId}); the server log has the details`;
 }
 
 /**

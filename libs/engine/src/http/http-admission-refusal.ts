@@ -1,6 +1,6 @@
 import { CommandError, EngineRefusal } from '../command.error';
-import { newErrorId } from '../command-admission';
-import { type EngineLogger, describeError } from '../engine-logger';
+import { admissionFailedMessage } from '../command-admission';
+import { type EngineLogger } from '../engine-logger';
 import { type HttpRequestDraft, type HttpSubmitResult } from './http-request';
 import { httpErrorBody } from './http-response';
 
@@ -23,11 +23,7 @@ export function httpAdmissionRefusal(
     const body = httpErrorBody(error.code, error.message);
     return { kind: 'refused', response: { status: request.refusalStatus, body, op: 0 } };
   }
-  const errorId = newErrorId();
-  logger.error(
-    `admission step of "${request.pattern}" for user ${request.userId} failed (error ${errorId}): ${describeError(error)}`,
-  );
-  const message = `the admission step failed (error ${errorId}); the server log has the details`;
+  const message = admissionFailedMessage(error, request.pattern, request.userId, logger);
   const body = httpErrorBody(EngineRefusal.AdmissionFailed, message);
   return { kind: 'refused', response: { status: ADMISSION_FAILED_STATUS, body, op: 0 } };
 }
