@@ -20,7 +20,7 @@ export interface EngineSettings {
   readonly httpKeyRetentionMs: number;
   /**
    * Idempotency-Keys kept at once; a new key beyond it forgets the oldest
-   * first (an early forget). Default 100 000; absent from older bodies: the default.
+   * first (an early forget). Default 1 000 000; absent from older bodies: the default.
    */
   readonly httpKeysMax: number;
 }
