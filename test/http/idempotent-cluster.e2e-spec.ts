@@ -1,28 +1,14 @@
 import { join } from 'node:path';
 import { OnceCluster, eventually } from '@once/testing';
 import { HTTP_URL_MARK } from '../fixtures/http-ledger/http-url-mark';
+import { type HttpLedgerAnswer, postJson, readAccount } from './support/http-ledger-client';
 
 jest.setTimeout(300_000);
 
 const MAIN = join(__dirname, '../fixtures/http-ledger/http-ledger-cluster.main.ts');
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Buffer;
-}
-
-async function deposit(url: string, key: string): Promise<Answer> {
-  const response = await fetch(`${url}/ledger/accounts/k-1/deposit`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify({ amount: 30 }),
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: Buffer.from(await response.arrayBuffer()),
-  };
+function deposit(url: string, key: string): Promise<HttpLedgerAnswer> {
+  return postJson(`${url}/ledger/accounts/k-1/deposit`, { amount: 30 }, { 'idempotency-key': key });
 }
 
 describe('given the HTTP ledger as three cluster nodes on one NATS server', () => {
@@ -47,7 +33,7 @@ describe('given the HTTP ledger as three cluster nodes on one NATS server', () =
     return url!;
   }
 
-  let first: Answer;
+  let first: HttpLedgerAnswer;
 
   it("when a follower is sent an exactly-once request, then it answers 503 NOT_LEADER with Retry-After and the leader's address in Once-Leader, and journals nothing", async () => {
     const leader = await cluster.leader();
@@ -74,9 +60,7 @@ describe('given the HTTP ledger as three cluster nodes on one NATS server', () =
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.equals(first.body)).toBe(true);
-    const balance = (await (await fetch(`${url}/ledger/accounts/k-1`)).json()) as {
-      balance: number;
-    };
+    const balance = await readAccount(url, 'k-1');
     expect(balance.balance).toBe(30);
   });
 });

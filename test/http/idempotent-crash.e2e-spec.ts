@@ -2,22 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Platform } from './support/http-ledger-app';
+import { postJson, readAccount } from './support/http-ledger-client';
 import { HttpLedgerProcess } from './support/http-ledger-process';
 
 // Each start compiles the app as it loads: on a loaded machine, tens of seconds.
 jest.setTimeout(300_000);
 
-async function deposit(url: string, key: string) {
-  const response = await fetch(`${url}/ledger/accounts/c-1/deposit`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify({ amount: 25 }),
-  });
-  return {
-    status: response.status,
-    replayed: response.headers.get('idempotent-replayed'),
-    body: Buffer.from(await response.arrayBuffer()),
-  };
+function deposit(url: string, key: string) {
+  return postJson(`${url}/ledger/accounts/c-1/deposit`, { amount: 25 }, { 'idempotency-key': key });
 }
 
 describe.each<Platform>(['express', 'fastify'])(
@@ -48,9 +40,7 @@ describe.each<Platform>(['express', 'fastify'])(
       expect(retry.status).toBe(201);
       expect(retry.replayed).toBe('true');
       expect(retry.body.equals(first.body)).toBe(true);
-      const balance = (await (await fetch(`${app.url}/ledger/accounts/c-1`)).json()) as {
-        balance: number;
-      };
+      const balance = await readAccount(app.url, 'c-1');
       expect(balance.balance).toBe(25);
     });
   },

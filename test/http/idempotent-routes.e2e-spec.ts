@@ -5,16 +5,9 @@ import { eventually } from '@once/testing';
 import { FAULTY_AMOUNT } from '../fixtures/http-ledger/http-ledger.controller';
 import { Gate } from '../nest/support/gate';
 import { type HttpLedgerApp, type Platform, startHttpLedgerApp } from './support/http-ledger-app';
+import { type HttpLedgerAnswer, postJson, readAccount } from './support/http-ledger-client';
 
-/** One answer as the client received it: the body's bytes, not a parse of them. */
-interface Answer {
-  readonly status: number;
-  readonly replayed: string | null;
-  readonly retryAfter: string | null;
-  readonly body: Buffer;
-}
-
-function json(answer: Answer): Record<string, unknown> {
+function json(answer: HttpLedgerAnswer): Record<string, unknown> {
   return JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
 }
 
@@ -37,28 +30,9 @@ describe.each<Platform>(['express', 'fastify'])(
       if (root) await rm(root, { recursive: true, force: true });
     });
 
-    async function post(
-      path: string,
-      body: unknown,
-      headers: Record<string, string> = {},
-    ): Promise<Answer> {
-      const response = await fetch(`${ledger!.url}/ledger/${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
-      return {
-        status: response.status,
-        replayed: response.headers.get('idempotent-replayed'),
-        retryAfter: response.headers.get('retry-after'),
-        body: Buffer.from(await response.arrayBuffer()),
-      };
-    }
-
-    async function account(id: string): Promise<{ balance: number; applied: number }> {
-      const response = await fetch(`${ledger!.url}/ledger/accounts/${id}`);
-      return (await response.json()) as { balance: number; applied: number };
-    }
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      postJson(`${ledger!.url}/ledger/${path}`, body, headers);
+    const account = (id: string) => readAccount(ledger!.url, id);
 
     const key = (value: string) => ({ 'idempotency-key': value });
 
@@ -92,7 +66,7 @@ describe.each<Platform>(['express', 'fastify'])(
       },
     );
 
-    let first: Answer;
+    let first: HttpLedgerAnswer;
 
     it('when a deposit carries a new key, then it is applied and answered 201 with Idempotent-Replayed: false', async () => {
       first = await post('accounts/a-1/deposit', { amount: 50 }, key('"deposit-1"'));

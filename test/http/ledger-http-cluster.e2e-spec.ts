@@ -1,10 +1,8 @@
 import { OnceCluster, freePorts } from '@once/testing';
 import { IdempotentHttpClient } from '@once/sdk';
-import { ADMIN_PASSWORD } from '../support/wire';
+import { ADMIN_BASIC_AUTH as AUTH, ADMIN_PASSWORD } from '../support/wire';
 
 jest.setTimeout(240_000);
-
-const AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
 
 /**
  * The ledger's HTTP API on three cluster nodes: callers reach any node

@@ -1,9 +1,7 @@
 import { freePorts, type ServiceProcess } from '@once/testing';
-import { ADMIN_PASSWORD, startService } from '../support/wire';
+import { ADMIN_BASIC_AUTH as AUTH, startService } from '../support/wire';
 
 jest.setTimeout(180_000);
-
-const AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
 
 /** One HTTP request to the service, answered as status, headers and body text. */
 async function send(

@@ -8,13 +8,12 @@ import { type BuildSnapshot } from '../../bench/build-snapshot';
 import { HttpDepositPeerServer } from '../../bench/http-deposit-peer-server';
 import { RedisServerProcess } from '../../bench/redis-server-process';
 import { ROOT } from '../support/node-program';
-import { ADMIN_PASSWORD, startService } from '../support/wire';
+import { ADMIN_BASIC_AUTH as AUTH, startService } from '../support/wire';
 import { HttpLedgerProcess } from './support/http-ledger-process';
 
 jest.setTimeout(300_000);
 
 const BUILD: BuildSnapshot = { dir: join(ROOT, 'dist'), nodeModules: join(ROOT, 'node_modules') };
-const AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
 const CALLERS = 64;
 const DEPOSITS_PER_CALLER = 20;
 const ANSWERED_AT_KILL = 300;

@@ -37,6 +37,8 @@ import {
  */
 
 export const ADMIN_PASSWORD = 'e2e-admin-pw';
+/** The `Authorization` header of the user admin, for the service's HTTP API (basic auth). */
+export const ADMIN_BASIC_AUTH = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
 
 /** The built reference service on port 0 and a fresh data directory. */
 export function startService(env: Readonly<Record<string, string>> = {}): Promise<ServiceProcess> {

@@ -101,7 +101,14 @@ export function scanHandlers(
         }
         const original = Reflect.getMetadata(ONCE_APPLY_METADATA, method) as AnyMethod;
         assertSynchronous(instance, methodKey, original, command.pattern, owner);
-        const handler = applyHandler(instance, original, command, reporters(instance, methodKey));
+        // The parameters as the team declared them, without the admission-only stage parameter.
+        const handler = applyHandler(
+          instance,
+          original,
+          command.pattern,
+          (data, ctx) => argumentsFor(command.layout, data, ctx),
+          reporters(instance, methodKey),
+        );
         const state = command.state ?? stateOwners(instance);
         applies.set(command.pattern, { handler: { ...handler, state }, owner });
       }
@@ -117,19 +124,13 @@ export function scanHandlers(
         }
         const original = Reflect.getMetadata(ONCE_APPLY_METADATA, method) as AnyMethod;
         assertSynchronous(instance, methodKey, original, pattern, owner, 'http');
-        const failure = reporters(instance, methodKey);
-        const handler: CommandHandler = {
+        const handler = applyHandler(
+          instance,
+          original,
           pattern,
-          apply: (data, ctx) => {
-            try {
-              const args = httpArgumentsFor(http.layout, data, ctx);
-              return commandReplyOf(original.apply(instance, args), pattern);
-            } catch (error) {
-              throw asCommandError(error, APPLY_RPC_CODE);
-            }
-          },
-          reportFailure: failure,
-        };
+          (data, ctx) => httpArgumentsFor(http.layout, data, ctx),
+          reporters(instance, methodKey),
+        );
         const state = http.options.state ?? stateOwners(instance);
         applies.set(pattern, { handler: { ...handler, state }, owner });
       }
@@ -186,20 +187,23 @@ export function stateMetadataOf(type: unknown): ReplicatedStateMetadata | undefi
   return typeof metadata === 'string' ? { name: metadata, version: 1 } : metadata;
 }
 
-/** The engine's handler for a `@Command`: its apply step, shaped as described at {@link scanHandlers}. */
+/**
+ * The engine's handler for a `@Command` or an `@Idempotent` route: its apply
+ * step, called with the arguments `argumentsOf` lays out, shaped as described
+ * at {@link scanHandlers}.
+ */
 function applyHandler(
   instance: object,
   original: AnyMethod,
-  command: { pattern: string; layout: ParamSlot[] | undefined },
+  pattern: string,
+  argumentsOf: (...step: Parameters<CommandHandler['apply']>) => unknown[],
   reportFailure: ReportFailure | undefined,
 ): CommandHandler {
-  // The parameters as the team declared them, without the admission-only stage parameter.
-  const { pattern, layout } = command;
   return {
     pattern,
     apply: (data, ctx) => {
       try {
-        return commandReplyOf(original.apply(instance, argumentsFor(layout, data, ctx)), pattern);
+        return commandReplyOf(original.apply(instance, argumentsOf(data, ctx)), pattern);
       } catch (error) {
         throw asCommandError(error, APPLY_RPC_CODE);
       }

@@ -56,6 +56,7 @@ export class OnceRuntime
 {
   private readonly logger = new Logger('Once');
   private nodeValue: OnceNodePort | undefined;
+  private httpNodeValue: HttpNode | undefined;
   private authenticatorValue: OnceAuthenticator | undefined;
   private bootSubscription: Subscription | undefined;
   private readonly readyPromise: Promise<void>;
@@ -206,7 +207,12 @@ export class OnceRuntime
    */
   httpNode(): HttpNode | undefined {
     if (!this.nodeValue) return undefined;
-    const engine = this.engine;
+    // Built once: every request's admission asks for it, and its members read live.
+    this.httpNodeValue ??= this.httpNodeOf(this.nodeValue.engine);
+    return this.httpNodeValue;
+  }
+
+  private httpNodeOf(engine: Engine): HttpNode {
     // Read at each look: a cluster node's role changes with its lease.
     const stopping = () => this.stopAnnounced;
     return {

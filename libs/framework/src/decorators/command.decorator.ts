@@ -4,12 +4,12 @@ import { ADMISSION_SINK, AdmissionTicket, RAW_PAYLOAD, isAdmissionSink } from '.
 import { CommandErrorFilter } from '../command-error.filter';
 import { type OncePattern, routeOf } from '../once-pattern';
 import {
-  ONCE_APPLY_METADATA,
   ONCE_COMMAND_METADATA,
   ONCE_PATTERN_KIND,
   ONCE_PATTERN_ROUTE,
   ONCE_TRANSPORT,
 } from '../once.constants';
+import { standInForApply } from './apply-stub';
 import { appendStageParam, attachSessionGuards } from './once-pipeline';
 import { readParamLayout } from './param-layout';
 
@@ -96,10 +96,7 @@ export function Command(pattern: OncePattern, options: CommandOptions = {}): Met
       return ticket;
     };
     // Enhancers declared below @Command were recorded on the original function.
-    for (const metadataKey of Reflect.getMetadataKeys(apply)) {
-      Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, apply), admissionStub);
-    }
-    Object.defineProperty(admissionStub, 'name', { value: apply.name });
+    standInForApply(apply, admissionStub, descriptor);
     Reflect.defineMetadata(
       ONCE_COMMAND_METADATA,
       {
@@ -110,8 +107,6 @@ export function Command(pattern: OncePattern, options: CommandOptions = {}): Met
       },
       admissionStub,
     );
-    Reflect.defineMetadata(ONCE_APPLY_METADATA, apply, admissionStub);
-    (descriptor as PropertyDescriptor).value = admissionStub;
     const stubDescriptor = descriptor as TypedPropertyDescriptor<unknown>;
     MessagePattern(pattern, ONCE_TRANSPORT, {
       [ONCE_PATTERN_KIND]: 'command',

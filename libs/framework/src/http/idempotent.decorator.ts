@@ -1,5 +1,6 @@
 import { createParamDecorator, Req, Res } from '@nestjs/common';
-import { ONCE_APPLY_METADATA, ONCE_HTTP_METADATA } from '../once.constants';
+import { standInForApply } from '../decorators/apply-stub';
+import { ONCE_HTTP_METADATA } from '../once.constants';
 import { type HttpParamSlot, readHttpParamLayout } from './http-param-layout';
 import { admitHttpRequest } from './http-admission';
 
@@ -109,13 +110,8 @@ export function Idempotent(options: IdempotentOptions = {}): MethodDecorator {
       );
     };
     // Enhancers and route decorators declared below @Idempotent were recorded on the original function.
-    for (const metadataKey of Reflect.getMetadataKeys(apply)) {
-      Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, apply), admissionStub);
-    }
-    Object.defineProperty(admissionStub, 'name', { value: apply.name });
+    standInForApply(apply, admissionStub, descriptor);
     Reflect.defineMetadata(ONCE_HTTP_METADATA, metadata, admissionStub);
-    Reflect.defineMetadata(ONCE_APPLY_METADATA, apply, admissionStub);
-    (descriptor as PropertyDescriptor).value = admissionStub;
     return descriptor;
   };
 }
