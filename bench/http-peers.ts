@@ -94,8 +94,7 @@ export class HttpPeers {
         );
       }
     } catch (error) {
-      await Promise.allSettled([...peers.values()].map((peer) => peer.stop()));
-      await redis.stop();
+      await new HttpPeers(redis, peers).stop(); // those that started, then their Redis
       throw error;
     }
     context.log(`HTTP peers: ${HTTP_PEER_NAMES.join(', ')}; ${redis.version}`);
