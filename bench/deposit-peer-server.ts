@@ -1,9 +1,6 @@
-import { type BuildSnapshot, benchScript } from './build-snapshot';
+import { type BuildSnapshot } from './build-snapshot';
 import { type PgDepositVariant } from './pg-deposit-store';
 import { ServerChild } from './server-child';
-
-const LISTENING = /listening (\d+)/;
-const LISTEN_TIMEOUT_MS = 30_000;
 
 /** Which store a {@link DepositPeerServer} keeps its keys in, and where. */
 export type DepositPeerStore =
@@ -20,14 +17,8 @@ export class DepositPeerServer {
   static async start(build: BuildSnapshot, store: DepositPeerStore): Promise<DepositPeerServer> {
     const args = ['--port', '0', '--store', store.kind, '--store-port', String(store.port)];
     if (store.kind === 'pg') args.push('--pg-variant', store.variant);
-    const child = ServerChild.spawn(build, benchScript(build, 'nest-deposit-peer'), args, {});
-    try {
-      const port = Number((await child.waitForLog(LISTENING, LISTEN_TIMEOUT_MS))[1]);
-      return new DepositPeerServer(child, port);
-    } catch (error) {
-      await child.kill();
-      throw error;
-    }
+    const { child, port } = await ServerChild.spawnListening(build, 'nest-deposit-peer', args);
+    return new DepositPeerServer(child, port);
   }
 
   stop(): Promise<void> {

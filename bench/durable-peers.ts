@@ -30,6 +30,31 @@ export interface DurablePeersReport {
 }
 
 /**
+ * A peer's closed loop of `target` load on `port`, then its open loop at half
+ * that throughput, logged under `label`.
+ */
+export async function measurePeer(
+  target: LoadReport['target'],
+  port: number,
+  label: string,
+  context: BenchContext,
+  loadArgs: readonly string[] = [],
+): Promise<PeerRun> {
+  const closed = await runLoad(target, port, { kind: 'closed' }, context, loadArgs);
+  const halfPeak = await runLoad(
+    target,
+    port,
+    { kind: 'open', ratePerSecond: closed.requestsPerSecond / 2 },
+    context,
+    loadArgs,
+  );
+  context.log(
+    `  ${label}: ${Math.round(closed.requestsPerSecond)} req/s; at half: p50 ${halfPeak.latency.p50Ms.toFixed(2)} ms, p99 ${halfPeak.latency.p99Ms.toFixed(2)} ms`,
+  );
+  return { closed, halfPeak };
+}
+
+/**
  * The plpgsql function: one round trip per deposit instead of five; it was
  * the faster of the two on the machine the figures were measured on.
  */
@@ -84,19 +109,8 @@ export class DurablePeers {
   }
 
   /** The peer's closed loop, then its open loop at half that throughput. */
-  async measure(name: PeerName, context: BenchContext): Promise<PeerRun> {
-    const port = this.peers[name].port;
-    const closed = await runLoad('nest-deposit', port, { kind: 'closed' }, context);
-    const halfPeak = await runLoad(
-      'nest-deposit',
-      port,
-      { kind: 'open', ratePerSecond: closed.requestsPerSecond / 2 },
-      context,
-    );
-    context.log(
-      `  ${name} peer: ${Math.round(closed.requestsPerSecond)} req/s; at half: p50 ${halfPeak.latency.p50Ms.toFixed(2)} ms, p99 ${halfPeak.latency.p99Ms.toFixed(2)} ms`,
-    );
-    return { closed, halfPeak };
+  measure(name: PeerName, context: BenchContext): Promise<PeerRun> {
+    return measurePeer('nest-deposit', this.peers[name].port, `${name} peer`, context);
   }
 
   /** Checks both peers' exactly-once; throws if either moves a balance twice. */

@@ -1,9 +1,6 @@
-import { type BuildSnapshot, benchScript } from './build-snapshot';
+import { type BuildSnapshot } from './build-snapshot';
 import { type HttpPeerKind } from './http-deposit-peer.module';
 import { ServerChild } from './server-child';
-
-const LISTENING = /listening (\d+)/;
-const LISTEN_TIMEOUT_MS = 30_000;
 
 /** An HTTP peer (http-deposit-peer.ts) as a child process on any free port of 127.0.0.1. */
 export class HttpDepositPeerServer {
@@ -29,14 +26,12 @@ export class HttpDepositPeerServer {
     const args = ['--port', port, '--kind', kind, '--redis-port', String(redisPort)];
     if (options.crashOnAccount !== undefined)
       args.push('--crash-on-account', options.crashOnAccount);
-    const child = ServerChild.spawn(build, benchScript(build, 'http-deposit-peer'), args, {});
-    try {
-      const port = Number((await child.waitForLog(LISTENING, LISTEN_TIMEOUT_MS))[1]);
-      return new HttpDepositPeerServer(child, kind, port);
-    } catch (error) {
-      await child.kill();
-      throw error;
-    }
+    const { child, port: bound } = await ServerChild.spawnListening(
+      build,
+      'http-deposit-peer',
+      args,
+    );
+    return new HttpDepositPeerServer(child, kind, bound);
   }
 
   /** The peer's base URL. */

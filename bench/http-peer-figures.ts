@@ -1,4 +1,4 @@
-import { type ThroughputRun } from './throughput-run';
+import { type PerRun, perRun } from './peer-figures';
 
 /**
  * The HTTP peers' figures, each a median over the throughput runs, each
@@ -21,12 +21,6 @@ export interface HttpPeerFigures {
   readonly http_node_idempotency_p99_ms_at_half_peak: number;
   readonly http_plain_p50_ms_at_half_peak: number;
   readonly http_plain_p99_ms_at_half_peak: number;
-}
-
-type PerRun = (runs: readonly ThroughputRun[]) => readonly number[];
-
-function perRun(pick: (run: ThroughputRun) => number): PerRun {
-  return (runs) => runs.map(pick);
 }
 
 /** How each HTTP peer figure is read from the throughput runs. */

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { type BenchContext } from './bench-context';
-import { type PeerRun } from './durable-peers';
+import { measurePeer, type PeerRun } from './durable-peers';
 import { HttpDepositPeerServer } from './http-deposit-peer-server';
 import { type HttpPeerKind } from './http-deposit-peer.module';
-import { runLoad } from './load-runner';
 import { OnceService } from './once-service';
 import { RedisServerProcess } from './redis-server-process';
 
@@ -95,8 +94,7 @@ export class HttpPeers {
         );
       }
     } catch (error) {
-      await Promise.allSettled([...peers.values()].map((peer) => peer.stop()));
-      await redis.stop();
+      await new HttpPeers(redis, peers).stop(); // those that started, then their Redis
       throw error;
     }
     context.log(`HTTP peers: ${HTTP_PEER_NAMES.join(', ')}; ${redis.version}`);
@@ -120,20 +118,9 @@ export class HttpPeers {
   }
 
   /** One peer's closed loop, then its open loop at half that throughput. */
-  async measure(name: HttpPeerName, context: BenchContext): Promise<PeerRun> {
+  measure(name: HttpPeerName, context: BenchContext): Promise<PeerRun> {
     const { port, loadArgs } = this.peers.get(name)!;
-    const closed = await runLoad('http-deposit', port, { kind: 'closed' }, context, loadArgs);
-    const halfPeak = await runLoad(
-      'http-deposit',
-      port,
-      { kind: 'open', ratePerSecond: closed.requestsPerSecond / 2 },
-      context,
-      loadArgs,
-    );
-    context.log(
-      `  HTTP ${name}: ${Math.round(closed.requestsPerSecond)} req/s; at half: p50 ${halfPeak.latency.p50Ms.toFixed(2)} ms, p99 ${halfPeak.latency.p99Ms.toFixed(2)} ms`,
-    );
-    return { closed, halfPeak };
+    return measurePeer('http-deposit', port, `HTTP ${name}`, context, loadArgs);
   }
 
   report(): HttpPeersReport {

@@ -1,8 +1,5 @@
-import { type BuildSnapshot, benchScript } from './build-snapshot';
+import { type BuildSnapshot } from './build-snapshot';
 import { ServerChild } from './server-child';
-
-const LISTENING = /listening (\d+)/;
-const LISTEN_TIMEOUT_MS = 30_000;
 
 /** The NestJS TCP echo baseline (nest-tcp-echo.ts) as a child process on any free port. */
 export class NestEchoServer {
@@ -12,19 +9,11 @@ export class NestEchoServer {
   ) {}
 
   static async start(build: BuildSnapshot): Promise<NestEchoServer> {
-    const child = ServerChild.spawn(
-      build,
-      benchScript(build, 'nest-tcp-echo'),
-      ['--port', '0'],
-      {},
-    );
-    try {
-      const port = Number((await child.waitForLog(LISTENING, LISTEN_TIMEOUT_MS))[1]);
-      return new NestEchoServer(child, port);
-    } catch (error) {
-      await child.kill();
-      throw error;
-    }
+    const { child, port } = await ServerChild.spawnListening(build, 'nest-tcp-echo', [
+      '--port',
+      '0',
+    ]);
+    return new NestEchoServer(child, port);
   }
 
   stop(): Promise<void> {

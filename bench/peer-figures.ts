@@ -15,9 +15,11 @@ export interface PeerFigures {
   readonly pg_peer_p99_ms_at_half_peak: number;
 }
 
-type PerRun = (runs: readonly ThroughputRun[]) => readonly number[];
+/** One figure's samples, one per throughput run. */
+export type PerRun = (runs: readonly ThroughputRun[]) => readonly number[];
 
-function perRun(pick: (run: ThroughputRun) => number): PerRun {
+/** The samples of a figure read from each run alone. */
+export function perRun(pick: (run: ThroughputRun) => number): PerRun {
   return (runs) => runs.map(pick);
 }
 

@@ -1,6 +1,10 @@
 import { type ChildProcess } from 'node:child_process';
 import { type ProgramUser, type SpawnNodeOptions, spawnNode, spawnTracked } from './bench-children';
-import { type BuildSnapshot } from './build-snapshot';
+import { type BuildSnapshot, benchScript } from './build-snapshot';
+
+/** What the bench's own server entries print once they accept connections. */
+const LISTENING = /listening (\d+)/;
+const LISTEN_TIMEOUT_MS = 30_000;
 
 /**
  * A long-running server child (the once service, the NestJS echo server):
@@ -39,6 +43,26 @@ export class ServerChild {
   ): ServerChild {
     const spawnedAtMs = performance.now();
     return new ServerChild(spawnNode(build, script, args, options), spawnedAtMs);
+  }
+
+  /**
+   * A bench server entry of the build (`entry`, e.g. `nest-tcp-echo`) that
+   * prints `listening <port>` once it accepts connections: the child and that
+   * port, or, when it does not within 30 s, the child killed and the error
+   * thrown.
+   */
+  static async spawnListening(
+    build: BuildSnapshot,
+    entry: string,
+    args: readonly string[],
+  ): Promise<{ child: ServerChild; port: number }> {
+    const child = ServerChild.spawn(build, benchScript(build, entry), args, {});
+    try {
+      return { child, port: Number((await child.waitForLog(LISTENING, LISTEN_TIMEOUT_MS))[1]) };
+    } catch (error) {
+      await child.kill();
+      throw error;
+    }
   }
 
   /** A server that is not a Node script of the build (`nats-server`), as `user` if given. */

@@ -72,6 +72,18 @@ describe('the HTTP peers of the bench', () => {
 
   const newAccount = () => `e2e-${Math.random().toString(16).slice(2)}`;
 
+  /** A deposit of 5 to a new account, then `againAmount` sent under the same key. */
+  async function depositTwiceUnderOneKey(client: IdempotentHttpClient, againAmount = 5) {
+    const account = newAccount();
+    const first = await client.post('/ledger/deposit', { account, amount: 5 });
+    const again = await client.post(
+      '/ledger/deposit',
+      { account, amount: againAmount },
+      { key: first.key },
+    );
+    return { account, first, again };
+  }
+
   async function balanceOf(client: IdempotentHttpClient, account: string): Promise<number> {
     const { body } = await client.request(`/ledger/balance/${account}`, { method: 'GET' });
     return (JSON.parse(body) as { balance: number }).balance;
@@ -84,14 +96,7 @@ describe('the HTTP peers of the bench', () => {
     }, START_BOUND_MS);
 
     it('given a deposit answered once, when its key is sent again, then the first answer is replayed and the balance moved once', async () => {
-      const account = newAccount();
-      const first = await client.post('/ledger/deposit', { account, amount: 5 });
-
-      const again = await client.post(
-        '/ledger/deposit',
-        { account, amount: 5 },
-        { key: first.key },
-      );
+      const { account, first, again } = await depositTwiceUnderOneKey(client);
 
       expect(first).toMatchObject({
         status: 201,
@@ -104,14 +109,7 @@ describe('the HTTP peers of the bench', () => {
     });
 
     it('given a used key, when another body is sent under it, then 422 and nothing moves', async () => {
-      const account = newAccount();
-      const first = await client.post('/ledger/deposit', { account, amount: 5 });
-
-      const reused = await client.post(
-        '/ledger/deposit',
-        { account, amount: 6 },
-        { key: first.key },
-      );
+      const { account, again: reused } = await depositTwiceUnderOneKey(client, 6);
 
       expect(reused).toMatchObject({ status: 422, attempts: 1 });
       expect(await balanceOf(client, account)).toBe(5);
@@ -156,14 +154,7 @@ describe('the HTTP peers of the bench', () => {
     }, START_BOUND_MS);
 
     it('given a deposit, when its key is sent again, then the balance moves again: the baseline guarantees nothing', async () => {
-      const account = newAccount();
-      const first = await client.post('/ledger/deposit', { account, amount: 5 });
-
-      const again = await client.post(
-        '/ledger/deposit',
-        { account, amount: 5 },
-        { key: first.key },
-      );
+      const { account, first, again } = await depositTwiceUnderOneKey(client);
 
       expect([first.status, again.status]).toEqual([201, 201]);
       expect(again).toMatchObject({ body: '{"balance":10}', replayed: false });
