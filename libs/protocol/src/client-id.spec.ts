@@ -54,7 +54,8 @@ describe('client ids', () => {
     /** The former writer: Buffer's hex decoder, then the 16 bytes reversed. */
     function nativeWrite(id: string): Buffer | 'throws' {
       const out = Buffer.alloc(16);
-      if (out.write(id, 0, 16, 'hex') !== 16) return 'throws';
+      // A client id is exactly 32 digits; Buffer writes the first 16 bytes of a longer string.
+      if (id.length !== 32 || out.write(id, 0, 16, 'hex') !== 16) return 'throws';
       return out.reverse();
     }
     const alphabet = '0123456789abcdefABCDEFgxz -\u00e9\u0660';
@@ -99,6 +100,7 @@ describe('client ids', () => {
     });
 
     it('given any string, then writeClientId writes the same bytes or throws where Buffer hex decoding fails', () => {
+      const longer = '0123456789abcdef0123456789abcdef0';
       fc.assert(
         fc.property(candidates, (id) => {
           const expected = nativeWrite(id);
@@ -111,7 +113,7 @@ describe('client ids', () => {
             expect([out[0], out[1], out[18], out[19]]).toEqual([0x55, 0x55, 0x55, 0x55]);
           }
         }),
-        { numRuns: 2000 },
+        { numRuns: 2000, examples: [[longer], [`${longer}z`]] },
       );
     });
 
