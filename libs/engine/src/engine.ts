@@ -47,6 +47,8 @@ export interface EngineOptions {
   readonly snapshotEveryOps?: number;
   /** Keyed records kept in memory beyond those changed since the last snapshot. Default: the setting's. */
   readonly keyedCacheEntries?: number;
+  /** With keyed state, least time between two checkpoints (0: none; see {@link SnapshotScheduler}). Default: the setting's. */
+  readonly checkpointIntervalMs?: number;
   readonly logger?: EngineLogger;
   /**
    * Journal a REPLY_CHECK entry with the checksums of the replies applied
@@ -123,6 +125,7 @@ export class Engine {
       this.applier,
       options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
       this.logger,
+      options.checkpointIntervalMs ?? settingDefault('checkpointIntervalMs'),
     );
     this.pending = new PendingSubmissions(this.logger);
     this.replyChecks = options.replyChecks ?? true;
@@ -503,6 +506,7 @@ export class Engine {
     const failure = error instanceof Error ? error : new Error(String(error));
     this.applyFailure = failure;
     this.failure = failure;
+    this.snapshots.close();
     this.decodedBodies.clear();
     this.pending.failAll(failure);
     const code = (failure as { code?: unknown }).code;
@@ -571,6 +575,7 @@ export class Engine {
 
   private onJournalFailure(error: Error): void {
     this.failure = error;
+    this.snapshots.close();
     this.decodedBodies.clear();
     this.pending.failAll(error);
     this.logger.error(
@@ -624,6 +629,7 @@ export class Engine {
     // a maintenance replay writes nothing.
     const served = this.phaseValue === 'ready';
     this.setPhase('stopping');
+    this.snapshots.close();
     if (served && this.replyChecks) this.flushReplyChecks();
     while (!failed && this.journal.pendingCount > 0) {
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -41,6 +41,8 @@ async function openNode(dir: string) {
     commands: module.commands,
     states: module.states,
     snapshotEveryOps: 0,
+    // Snapshots only where this spec takes them.
+    checkpointIntervalMs: 0,
     progressIntervalMs: 10_000,
   });
   await node.start();

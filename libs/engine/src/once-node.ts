@@ -87,6 +87,8 @@ export interface OnceNodeOptions {
   readonly snapshotEveryOps?: number;
   /** See the `keyedCacheEntries` setting. */
   readonly keyedCacheEntries?: number;
+  /** See the `checkpointIntervalMs` setting. */
+  readonly checkpointIntervalMs?: number;
   /**
    * Retention: keep the journal from the oldest of the newest this many
    * snapshots on, deleting older entries in the background (see
@@ -207,6 +209,7 @@ export function nodeEngine(
     | 'replyChecks'
     | 'snapshotEveryOps'
     | 'keyedCacheEntries'
+    | 'checkpointIntervalMs'
     | 'logger'
   >,
 ): Engine {
@@ -216,6 +219,7 @@ export function nodeEngine(
     states: new StateRegistry(options.states, { retired: options.retired?.states }),
     snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
     keyedCacheEntries: options.keyedCacheEntries,
+    checkpointIntervalMs: options.checkpointIntervalMs,
     logger: options.logger,
     replyChecks: options.replyChecks,
   });

@@ -1,4 +1,8 @@
-import { type Journal, type KeyedCheckpoint } from '@once/journal/internal';
+import {
+  type Journal,
+  type KeyedCheckpoint,
+  type SaveSnapshotOptions,
+} from '@once/journal/internal';
 import { clientIdFromBigInt } from '@once/protocol/internal';
 import { Applier } from './applier';
 import { CommandRegistry } from './command-registry';
@@ -108,5 +112,116 @@ describe('SnapshotScheduler', () => {
     expect(written).toEqual([['s/m\u0000a=1'], ['s/m\u0000a=1', 's/m\u0000b=2']]);
     expect(keyed.stagedCount).toBe(0);
     expect(keyed.get('s/m', 'a')).toBe(1);
+  });
+
+  describe('checkpoints (keyed state on disk)', () => {
+    class Records extends KeyedState {
+      readonly m = this.map<number>('m');
+    }
+
+    /** An applier with a keyed state whose records persist, and a journal recording each save. */
+    function keyedSetup(fail = false) {
+      const records = new Records();
+      const keyed = new KeyedStore({
+        head: () => undefined,
+        get: () => undefined,
+        records: async function* () {},
+      });
+      const applier = new Applier({
+        commands: new CommandRegistry(),
+        states: new StateRegistry([['s', records]]),
+        nodeSecret: Buffer.alloc(32, 1),
+        keyed,
+      });
+      const saves: Array<{ op: number; compact: boolean | undefined }> = [];
+      const journal = {
+        saveSnapshot: (
+          op: number,
+          _payload: Buffer,
+          _checkpoint?: KeyedCheckpoint,
+          options?: SaveSnapshotOptions,
+        ) => {
+          saves.push({ op, compact: options?.compact });
+          return fail ? Promise.reject(new Error('disk full')) : Promise.resolve();
+        },
+      } as Partial<Journal> as Journal;
+      return { applier, journal, saves };
+    }
+
+    it('writes one after a group of applies, without compaction, and the next only once the interval has passed', async () => {
+      const { applier, journal, saves } = keyedSetup();
+      const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER, 3_600_000);
+      try {
+        applyRegisters(applier, 2);
+        scheduler.afterApply();
+        await scheduler.settled();
+        expect(saves).toEqual([{ op: 2, compact: false }]);
+        applyRegisters(applier, 3);
+        scheduler.afterApply();
+        await scheduler.settled();
+        expect(saves).toHaveLength(1);
+        // A scheduled snapshot is not held back, and runs the retention.
+        await scheduler.take();
+        expect(saves).toEqual([
+          { op: 2, compact: false },
+          { op: 5, compact: true },
+        ]);
+      } finally {
+        scheduler.close();
+      }
+    });
+
+    it('writes the next as soon as the previous one is written when the interval is short', async () => {
+      const { applier, journal, saves } = keyedSetup();
+      const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER, 1);
+      try {
+        applyRegisters(applier, 1);
+        scheduler.afterApply();
+        // Applied while the first is written: the write's end takes the next.
+        applyRegisters(applier, 1);
+        scheduler.afterApply();
+        await scheduler.settled();
+        const deadline = Date.now() + 30_000;
+        while (saves.length < 2 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        expect(saves.map(({ op }) => op)).toEqual([1, 2]);
+      } finally {
+        scheduler.close();
+      }
+    });
+
+    it('writes none once closed, and none while nothing changed', async () => {
+      const { applier, journal, saves } = keyedSetup();
+      const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER, 1);
+      scheduler.close();
+      applyRegisters(applier, 2);
+      scheduler.afterApply();
+      await scheduler.settled();
+      expect(saves).toEqual([]);
+
+      const other = keyedSetup();
+      const idle = new SnapshotScheduler(other.journal, other.applier, 0, SILENT_LOGGER, 1);
+      idle.afterApply();
+      await idle.settled();
+      expect(other.saves).toEqual([]);
+      idle.close();
+    });
+
+    it('waits before trying again after a write failed', async () => {
+      const { applier, journal, saves } = keyedSetup(true);
+      const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER, 1);
+      try {
+        applyRegisters(applier, 1);
+        scheduler.afterApply();
+        await scheduler.settled();
+        applyRegisters(applier, 1);
+        scheduler.afterApply();
+        await scheduler.settled();
+        expect(saves).toHaveLength(1);
+      } finally {
+        scheduler.close();
+      }
+    });
   });
 });

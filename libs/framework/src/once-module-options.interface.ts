@@ -5,7 +5,7 @@ import { type OnceHttpOptions } from './http/once-http-options.interface';
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
  * `clientsMax`, `ring`, `sessionTtlMs`, `httpKeyRetentionMs`, `httpKeysMax`, `snapshotEveryOps`,
- * `keyedCacheEntries`, `journalRetain`) carry the names,
+ * `keyedCacheEntries`, `checkpointIntervalMs`, `journalRetain`) carry the names,
  * ranges and defaults of the settings table in `@once/settings` (shown in
  * the README, "Running the service"); an option left out takes the table's
  * default.
@@ -27,6 +27,8 @@ export interface OnceModuleOptions {
   readonly snapshotEveryOps?: number;
   /** Keyed-state records kept in memory to read from (see `KeyedState`). */
   readonly keyedCacheEntries?: number;
+  /** With keyed state, least time between two checkpoints (ms; 0: none, records go with snapshots only). */
+  readonly checkpointIntervalMs?: number;
   /**
    * Retention: keep the journal from the oldest of the newest this many
    * snapshots on; older entries are deleted in the background (0: keep

@@ -298,6 +298,7 @@ export class OnceRuntime
       },
       snapshotEveryOps: this.options.snapshotEveryOps,
       keyedCacheEntries: this.options.keyedCacheEntries,
+      checkpointIntervalMs: this.options.checkpointIntervalMs,
       journalRetain: this.options.journalRetain,
       retired: this.options.retired,
       // A verification writes nothing, reply checks included.

@@ -12,7 +12,7 @@ export { isEntryKind, type EntryDraft, type JournalEntry } from './journal-entry
 export { ENTRY_HEADER_BYTES, EntryOffset, decodeEntry, encodeEntry } from './entry-codec';
 export { assertValidDraft } from './entry-validator';
 export { type StampedEntry, nextTimestamp, stampEntry } from './stamped-entry';
-export { type EnqueueOptions, type Journal } from './journal-port';
+export { type EnqueueOptions, type Journal, type SaveSnapshotOptions } from './journal-port';
 export { type BatchWrittenListener, JournalStore, type JournalStoreOptions } from './journal-store';
 export { type SnapshotRecord } from './snapshot-codec';
 export { type NodeMeta } from './node-meta';

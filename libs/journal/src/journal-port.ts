@@ -107,7 +107,12 @@ export interface Journal {
    * `keyed`, given only when {@link keyed} is defined: the keyed records
    * changed since the previous snapshot, written atomically with it.
    */
-  saveSnapshot(op: number, payload: Buffer, keyed?: KeyedCheckpoint): Promise<void>;
+  saveSnapshot(
+    op: number,
+    payload: Buffer,
+    keyed?: KeyedCheckpoint,
+    options?: SaveSnapshotOptions,
+  ): Promise<void>;
 
   /** Stored snapshots, newest first; an unusable one is an error record, never a throw. */
   listSnapshots(): Promise<SnapshotRecord[]>;
@@ -120,4 +125,14 @@ export interface Journal {
    * releases the storage. Idempotent.
    */
   close(): Promise<void>;
+}
+
+/** How {@link Journal.saveSnapshot} treats one snapshot. */
+export interface SaveSnapshotOptions {
+  /**
+   * Whether the journal's retention (when configured) compacts after this
+   * snapshot. Default true. A checkpoint, written many times a second with
+   * keyed state, passes false: retention follows the scheduled snapshots.
+   */
+  readonly compact?: boolean;
 }

@@ -17,7 +17,7 @@ import { JournalCompactedError } from './journal-compacted.error';
 import { JournalClosedError } from './journal-closed.error';
 import { JournalCorruptionError } from './journal-corruption.error';
 import { type EntryDraft, type JournalEntry } from './journal-entry';
-import { type EnqueueOptions, type Journal } from './journal-port';
+import { type EnqueueOptions, type Journal, type SaveSnapshotOptions } from './journal-port';
 import { olderFormatOf, upgradeFromFormat1, upgradeFromFormat2 } from './format-upgrade';
 import { FormatUpgradeNeededError } from './format-upgrade-needed.error';
 import { type KeyedCheckpoint, type KeyedRecordReader, KeyedRecords } from './keyed-records';
@@ -753,7 +753,12 @@ export class JournalStore implements Journal {
    * in the same synced batch with a head naming `op`, so the records on disk
    * are always the state of the newest snapshot that carried them.
    */
-  async saveSnapshot(op: number, payload: Buffer, keyed?: KeyedCheckpoint): Promise<void> {
+  async saveSnapshot(
+    op: number,
+    payload: Buffer,
+    keyed?: KeyedCheckpoint,
+    options: SaveSnapshotOptions = {},
+  ): Promise<void> {
     if (!Number.isSafeInteger(op) || op < 0) {
       throw new RangeError(`snapshot op must be an integer >= 0: ${op}`);
     }
@@ -782,7 +787,7 @@ export class JournalStore implements Journal {
       this.#keyed.written({ generation: keyed.generation, op });
       this.#deleteOldKeyedGenerations();
     }
-    if (this.#retainSnapshots > 0) this.#compactInBackground();
+    if (this.#retainSnapshots > 0 && options.compact !== false) this.#compactInBackground();
   }
 
   /**

@@ -205,6 +205,20 @@ export const SETTINGS = [
     aliases: { names: ['snapshotEvery'], env: 'ONCE_SNAPSHOT_EVERY', flag: '--snapshot-every' },
   },
   {
+    name: 'checkpointIntervalMs',
+    env: 'ONCE_CHECKPOINT_INTERVAL_MS',
+    flag: '--checkpoint-interval-ms',
+    argument: '<ms>',
+    kind: 'integer',
+    default: 100,
+    min: 0,
+    max: 3_600_000,
+    unit: 'ms',
+    description:
+      'with keyed state: least time between two checkpoints, each written after a group commit with what changed since the last one and the op it covers, so a restart replays only what came after the newest (0: none, records are written with the scheduled snapshots only)',
+    layer: 'engine',
+  },
+  {
     name: 'keyedCacheEntries',
     env: 'ONCE_KEYED_CACHE_ENTRIES',
     flag: '--keyed-cache-entries',

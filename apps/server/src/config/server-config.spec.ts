@@ -26,6 +26,7 @@ describe('server settings', () => {
       frameBytesMax: 1024 * 1024,
       snapshotEveryOps: 100_000,
       keyedCacheEntries: 262_144,
+      checkpointIntervalMs: 100,
       journalRetain: 0,
       replyChecks: 'on',
       upgradeFinalization: 'auto',

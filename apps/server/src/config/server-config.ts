@@ -29,6 +29,8 @@ export interface ServerConfig {
   readonly snapshotEveryOps: number;
   /** Keyed-state records kept in memory to read from. */
   readonly keyedCacheEntries: number;
+  /** With keyed state, least time between two checkpoints (ms). */
+  readonly checkpointIntervalMs: number;
   /** Snapshots' worth of journal history kept; 0 = keep everything. */
   readonly journalRetain: number;
   /** Journal each group's reply checksums (REPLY_CHECK entries). */

@@ -4,6 +4,7 @@ import {
   type Journal,
   type JournalEntry,
   type KeyedCheckpoint,
+  type SaveSnapshotOptions,
   type KeyedRecordReader,
   type JournalStore,
   type SnapshotRecord,
@@ -112,8 +113,13 @@ export class ClusterJournal implements Journal {
     return this.local.keyed;
   }
 
-  saveSnapshot(op: number, payload: Buffer, keyed?: KeyedCheckpoint): Promise<void> {
-    return this.local.saveSnapshot(op, payload, keyed);
+  saveSnapshot(
+    op: number,
+    payload: Buffer,
+    keyed?: KeyedCheckpoint,
+    options?: SaveSnapshotOptions,
+  ): Promise<void> {
+    return this.local.saveSnapshot(op, payload, keyed, options);
   }
 
   listSnapshots(): Promise<SnapshotRecord[]> {

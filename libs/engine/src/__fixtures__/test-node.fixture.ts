@@ -33,6 +33,8 @@ export async function startTestNode(
     commands: modules.commands,
     states: modules.states,
     snapshotEveryOps: 0,
+    // Snapshots only where a spec takes them (a spec of checkpoints turns them on).
+    checkpointIntervalMs: 0,
     progressIntervalMs: 10_000,
     ...options,
   });

@@ -1,0 +1,100 @@
+import { randomClientId } from '@once/protocol';
+import { OnceNode } from './once-node';
+import { registerDraft } from './__fixtures__/entry-drafts.fixture';
+import { submit, startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
+
+/**
+ * Checkpoints: with keyed state on disk, the node writes what changed with
+ * the op it covers soon after each group commit, without waiting for a
+ * scheduled snapshot, so a restart replays only what came after it.
+ */
+describe('Engine checkpoints', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDataDir('once-checkpoints-'));
+  });
+  afterEach(() => cleanup());
+
+  /** Polls until `condition` holds: the checkpoint is written in the background. */
+  async function until(condition: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`still waiting for: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it('given keyed state and checkpoints on, when commands apply, then their records reach the disk with their op, and a restart after it replays nothing before that op', async () => {
+    const live = await startTestNode(dir, { checkpointIntervalMs: 1 });
+    for (let i = 0; i < 20; i++) {
+      await live.engine.submitSystemCommand('keyed.put', { key: `k${i % 7}`, value: `v${i}` });
+    }
+    const appliedOp = live.engine.commitOp;
+    await until(
+      () => live.node.journal.keyed?.head()?.op === appliedOp,
+      `a checkpoint at op ${appliedOp}`,
+    );
+    const items = Object.fromEntries(
+      [0, 1, 2, 3, 4, 5, 6].map((k) => [`k${k}`, live.modules.keyed.items.get(`k${k}`)]),
+    );
+    // No snapshot at the stop: what is on disk is what the checkpoints wrote.
+    await live.node.stop({ snapshot: false });
+
+    const again = await startTestNode(dir);
+    try {
+      expect(again.engine.applier.restoredOp).toBe(appliedOp);
+      for (const [key, value] of Object.entries(items)) {
+        expect(again.modules.keyed.items.get(key)).toEqual(value);
+      }
+    } finally {
+      await again.node.stop({ snapshot: false });
+    }
+  });
+
+  it('given checkpoints off, when commands apply, then nothing is written before a snapshot is taken', async () => {
+    const live = await startTestNode(dir, { checkpointIntervalMs: 0 });
+    for (let i = 0; i < 5; i++) {
+      await live.engine.submitSystemCommand('keyed.put', { key: `k${i}`, value: `v${i}` });
+    }
+    await live.node.stop({ snapshot: false });
+    expect(live.node.journal.keyed?.head()).toBeUndefined();
+
+    const again = await startTestNode(dir);
+    try {
+      expect(again.engine.applier.restoredOp).toBe(0);
+      expect(again.modules.keyed.items.get('k4')).toEqual({ value: 'v4', writes: 1 });
+    } finally {
+      await again.node.stop({ snapshot: false });
+    }
+  });
+
+  it('given an application without keyed state, when requests apply, then it writes no checkpoint: its snapshots stay as they were', async () => {
+    const node = await OnceNode.open({
+      dataDir: dir,
+      commands: [],
+      states: [],
+      snapshotEveryOps: 0,
+      checkpointIntervalMs: 1,
+      progressIntervalMs: 10_000,
+    });
+    await node.start();
+    await submit(node.engine, registerDraft(randomClientId(), 1));
+    await submit(node.engine, registerDraft(randomClientId(), 1));
+    await node.stop({ snapshot: false });
+
+    const again = await OnceNode.open({
+      dataDir: dir,
+      commands: [],
+      states: [],
+      progressIntervalMs: 10_000,
+    });
+    await again.start();
+    try {
+      expect(again.engine.applier.restoredOp).toBe(0);
+      expect(again.engine.table.size).toBe(2);
+    } finally {
+      await again.stop({ snapshot: false });
+    }
+  });
+});
