@@ -466,7 +466,6 @@ export class ClientTable {
     const { capacity, ring, size } = header;
     if (!isTableLimit(capacity)) invalid(`header capacity ${String(capacity)}`);
     if (!isTableLimit(ring)) invalid(`header ring ${String(ring)}`);
-    if (!Number.isSafeInteger(size) || size < 0) invalid(`header size ${String(size)}`);
     if (size > capacity) invalid(`header size ${size} exceeds capacity ${capacity}`);
 
     const sorted: ClientEntry[] = [];
@@ -476,8 +475,9 @@ export class ClientTable {
       if (problem !== undefined) invalid(`client ${String(entry?.client)}: ${problem}`);
       if (clients.has(entry.client)) invalid(`duplicate client ${entry.client}`);
       clients.add(entry.client);
-      // Checked while counting: a runaway iterable stops at the first entry too many.
-      if (sorted.length === size) invalid(`more entries than the header's size ${size}`);
+      // Checked while counting, so a runaway iterable stops at the first entry too many
+      // (and at the first one when size is not a number: hence not `>=`).
+      if (!(sorted.length < size)) invalid(`more entries than the header's size ${size}`);
       sorted.push(
         createClientEntry({
           ...entry,
