@@ -468,25 +468,17 @@ export class ClientTable {
     if (!isTableLimit(ring)) invalid(`header ring ${String(ring)}`);
     if (size > capacity) invalid(`header size ${size} exceeds capacity ${capacity}`);
 
-    const sorted: ClientEntry[] = [];
-    const clients = new Set<ClientId>();
+    const sorted: MutableClientEntry[] = [];
     for (const entry of entries) {
-      const problem = entryProblem(entry, ring);
-      if (problem !== undefined) invalid(`client ${String(entry?.client)}: ${problem}`);
-      if (clients.has(entry.client)) invalid(`duplicate client ${entry.client}`);
-      clients.add(entry.client);
-      // Checked while counting, so a runaway iterable stops at the first entry too many
+      // Checked before the entry, so a runaway iterable stops at the first entry too many
       // (and at the first one when size is not a number: hence not `>=`).
       if (!(sorted.length < size)) invalid(`more entries than the header's size ${size}`);
-      sorted.push(
-        createClientEntry({
-          ...entry,
-          // The table changes an unfrozen ring in place (commitReply): never the caller's.
-          replies: Object.isFrozen(entry.replies)
-            ? entry.replies
-            : Object.freeze([...entry.replies]),
-        }),
-      );
+      const problem = entryProblem(entry, ring);
+      if (problem !== undefined) invalid(`client ${String(entry?.client)}: ${problem}`);
+      const copy = createClientEntry(entry);
+      // The table changes an unfrozen ring in place (commitReply): never the caller's.
+      if (!Object.isFrozen(copy.replies)) copy.replies = Object.freeze([...copy.replies]);
+      sorted.push(copy);
     }
     if (sorted.length !== size) invalid(`${sorted.length} entries, the header says ${size}`);
     sorted.sort(compareEvictionOrder);
@@ -497,6 +489,8 @@ export class ClientTable {
       if (previous !== undefined && previous.latestCommitTimestamp > entry.latestCommitTimestamp) {
         invalid(`client ${entry.client}: timestamps decrease in op order`);
       }
+      // Sorted by op, two entries of one client need not be neighbours: the Map tells.
+      if (table.table.has(entry.client)) invalid(`duplicate client ${entry.client}`);
       table.table.set(entry.client, entry);
       // Sorted by op, with timestamps non-decreasing: the last entry holds both maxima.
       table.latestOp = entry.latestCommitOp;
