@@ -11,7 +11,7 @@ export const CLIENT_ENTRY_RECORD_VERSION = 1;
 /**
  * One session of the client table as a plain JSON value: what the engine keeps under the
  * client id as a keyed record, so that a checkpoint writes the sessions that changed since
- * the last one instead of the whole table (see {@link ClientTable.takeChanged}).
+ * the last one instead of the whole table (see `ClientTable.takeChanged`).
  *
  * Only JSON types (numbers, strings, arrays), as the keyed records store JSON: the
  * timestamp, a u64 a number cannot hold, is a decimal string; bytes are hex (checksums) or
@@ -74,7 +74,7 @@ export function encodeEntryRecord(entry: ClientEntry): ClientEntryRecord {
  * and ranges, `1 <= epoch <= latestCommitOp`, a reply per request up to the watermark and
  * at least the watermark's) and that every encoding is the one {@link encodeEntryRecord}
  * writes, so a decoded record encodes back to the same JSON. The ring's bound is the
- * table's, checked by {@link ClientTable.fromEntries}. Every failure is a
+ * table's, checked by `ClientTable.fromEntries`. Every failure is a
  * {@link TableSnapshotInvalidError} naming the client.
  *
  * Replies are decoded into buffers of their own: the entry keeps nothing of `record`.

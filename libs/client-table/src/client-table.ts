@@ -17,12 +17,11 @@ import {
   validateTableOptions,
   type ClientTableOptions,
 } from './client-table-options';
-import { entryProblem } from './entry-invariants';
+import { MAX_TIMESTAMP, entryProblem } from './entry-invariants';
 import { compareEvictionOrder } from './eviction-order';
 import { type RegisterResult } from './register-result';
 import { tableAssert } from './table-assert';
 import { TableSnapshotInvalidError } from './table-snapshot-invalid.error';
-import { MAX_TIMESTAMP } from './entry-invariants';
 import { decodeTableSnapshot, encodeTableSnapshot } from './table-snapshot-codec';
 
 /**
@@ -57,7 +56,7 @@ const IN_FLIGHT: CheckResult = Object.freeze({ kind: 'in-flight' });
  * Persistence, two ways: {@link snapshot} / {@link restore} write and read the whole table
  * as one value; or, for a table too large to write whole at every checkpoint,
  * {@link trackChanges} / {@link takeChanged} name the sessions changed since the last
- * checkpoint, each written as its own record (see {@link encodeEntryRecord}), with the
+ * checkpoint, each written as its own record (see `encodeEntryRecord`), with the
  * {@link header}, and {@link fromEntries} rebuilds the table from those records at boot.
  */
 export class ClientTable {
@@ -446,7 +445,7 @@ export class ClientTable {
 
   /**
    * The table that `header` and `entries` (any order, e.g. the records' key order, each
-   * from {@link decodeEntryRecord}) describe: equal to the table they were taken from,
+   * from `decodeEntryRecord`) describe: equal to the table they were taken from,
    * snapshot for snapshot. Entries are put back in eviction order (ascending latestCommitOp,
    * ties lowest client id) and the op and time bounds of later commits are set as
    * {@link restore} sets them.
