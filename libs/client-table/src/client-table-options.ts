@@ -14,7 +14,8 @@ export interface ClientTableOptions {
 /** Upper bound of `capacity` and `ring`: both are stored as u32 in a table snapshot. */
 export const MAX_TABLE_LIMIT = 0xffff_ffff;
 
-function isLimit(value: unknown): value is number {
+/** A capacity or ring a table accepts: an integer in 1..{@link MAX_TABLE_LIMIT}. */
+export function isTableLimit(value: unknown): value is number {
   return (
     typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_TABLE_LIMIT
   );
@@ -25,12 +26,12 @@ export function validateTableOptions(options: ClientTableOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidTableOptionsError('client table options must be an object');
   }
-  if (!isLimit(options.capacity)) {
+  if (!isTableLimit(options.capacity)) {
     throw new InvalidTableOptionsError(
       `client table capacity must be an integer in 1..${MAX_TABLE_LIMIT}: ${String(options.capacity)}`,
     );
   }
-  if (!isLimit(options.ring)) {
+  if (!isTableLimit(options.ring)) {
     throw new InvalidTableOptionsError(
       `client table ring must be an integer in 1..${MAX_TABLE_LIMIT}: ${String(options.ring)}`,
     );

@@ -2,9 +2,16 @@ import fc from 'fast-check';
 import { ZERO_CHECKSUM } from '@once/protocol/internal';
 import { type ClientId } from '@once/protocol';
 import { ClientTable } from './client-table';
-import { type ClientEntry } from './client-entry';
 import { type CheckResult } from './check-result';
 import { encodeTableSnapshot } from './table-snapshot-codec';
+import {
+  CLIENTS,
+  journalArb,
+  runTable,
+  sum,
+  view,
+  type Step,
+} from './__fixtures__/table-history.fixture';
 
 /**
  * Replay and restore as the engine uses them: random journal-like sequences applied to
@@ -13,74 +20,7 @@ import { encodeTableSnapshot } from './table-snapshot-codec';
  * All three must agree on every result, every check() answer and (1, 2) every byte.
  */
 
-/** Eight client ids whose index order is not their numeric order, so tie-breaks show. */
-const CLIENTS: readonly ClientId[] = [
-  '0000000000000000000000000000b00b',
-  'f0000000000000000000000000000001',
-  '00000000000000000000000000000003',
-  '7fffffffffffffffffffffffffffffff',
-  '00000000000000010000000000000000',
-  '0000000000000000000000000000000a',
-  'ffffffffffffffffffffffffffffffff',
-  '00000000000000000000000000000001',
-];
 const NEVER_REGISTERED: ClientId = '1234567890abcdef1234567890abcdef';
-const sum = (n: number): Buffer => Buffer.alloc(16, n + 1);
-
-type Step =
-  | { kind: 'register'; client: number; user: number }
-  | {
-      kind: 'reply';
-      client: number;
-      sessionDelta: number;
-      requestDelta: number;
-      checksum: number;
-      body: number;
-    }
-  | { kind: 'remove'; client: number }
-  | { kind: 'limits'; capacity: number; ring: number }
-  | { kind: 'expire'; back: number };
-
-const clientArb = fc.integer({ min: 0, max: CLIENTS.length - 1 });
-const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('register' as const),
-      client: clientArb,
-      user: fc.integer({ min: 0, max: 2 }),
-    }),
-  },
-  {
-    weight: 8,
-    arbitrary: fc.record({
-      kind: fc.constant('reply' as const),
-      client: clientArb,
-      sessionDelta: fc.constantFrom(0, 0, 0, -1, 1),
-      requestDelta: fc.constantFrom(1, 1, 1, 0, 2),
-      checksum: fc.integer({ min: 0, max: 2 }),
-      body: fc.integer({ min: 0, max: 2 }),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), client: clientArb }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('limits' as const),
-      capacity: fc.integer({ min: 1, max: 5 }),
-      ring: fc.integer({ min: 1, max: 4 }),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('expire' as const),
-      back: fc.integer({ min: 0, max: 3000 }),
-    }),
-  },
-);
-/** A step with its journal position: ops strictly grow, timestamps never decrease. */
-const journalArb = fc.array(fc.tuple(stepArb, fc.integer({ min: 0, max: 400 })), { maxLength: 60 });
 
 // ---------------------------------------------------------------- reference model
 
@@ -233,63 +173,7 @@ class ModelTable {
   }
 }
 
-/** Comparable plain form of an entry (table or model). */
-function view(entry: ClientEntry | ModelEntry): unknown {
-  return {
-    client: entry.client,
-    userId: entry.userId,
-    epoch: entry.epoch,
-    watermark: entry.watermark,
-    latestCommitOp: entry.latestCommitOp,
-    latestCommitTimestamp: entry.latestCommitTimestamp,
-    replies: entry.replies.map((r) => [
-      r.request,
-      r.requestChecksum.toString('hex'),
-      r.reply.toString(),
-    ]),
-  };
-}
-
 // ---------------------------------------------------------------- running a journal
-
-/** The engine's side of a step on the real table; returns what the engine would see. */
-function runTable(table: ClientTable, step: Step, op: number, timestamp: bigint): unknown {
-  switch (step.kind) {
-    case 'register': {
-      const result = table.commitRegister(op, timestamp, CLIENTS[step.client], step.user);
-      return result.kind === 'registered'
-        ? { ...result, evicted: result.evicted && view(result.evicted) }
-        : result;
-    }
-    case 'reply': {
-      const client = CLIENTS[step.client];
-      const entry = table.get(client);
-      const session = (entry?.epoch ?? 1) + step.sessionDelta;
-      const request = (entry?.watermark ?? 0) + step.requestDelta;
-      const verdict = table.applicable(client, session, request);
-      if (verdict === 'ok') {
-        table.commitReply(
-          op,
-          timestamp,
-          client,
-          session,
-          request,
-          sum(step.checksum),
-          Buffer.from(`${client}:${request}:${step.body}`),
-        );
-      }
-      return verdict;
-    }
-    case 'remove': {
-      const removed = table.remove(CLIENTS[step.client]);
-      return removed && view(removed);
-    }
-    case 'limits':
-      return table.setLimits({ capacity: step.capacity, ring: step.ring }).map(view);
-    case 'expire':
-      return table.expireBefore(timestamp - BigInt(step.back)).map(view);
-  }
-}
 
 function runModel(model: ModelTable, step: Step, op: number, timestamp: bigint): unknown {
   switch (step.kind) {

@@ -11,11 +11,18 @@ import {
   type ClientEntry,
   type MutableClientEntry,
 } from './client-entry';
-import { validateTableOptions, type ClientTableOptions } from './client-table-options';
+import { type ClientTableHeader } from './client-table-header';
+import {
+  isTableLimit,
+  validateTableOptions,
+  type ClientTableOptions,
+} from './client-table-options';
+import { MAX_TIMESTAMP, entryProblem } from './entry-invariants';
 import { compareEvictionOrder } from './eviction-order';
 import { type RegisterResult } from './register-result';
 import { tableAssert } from './table-assert';
-import { MAX_TIMESTAMP, decodeTableSnapshot, encodeTableSnapshot } from './table-snapshot-codec';
+import { TableSnapshotInvalidError } from './table-snapshot-invalid.error';
+import { decodeTableSnapshot, encodeTableSnapshot } from './table-snapshot-codec';
 
 /**
  * The protocol helpers the table's checks use, read from the package once: in the built CommonJS a
@@ -45,6 +52,12 @@ const IN_FLIGHT: CheckResult = Object.freeze({ kind: 'in-flight' });
  * Map's insertion order is ascending (latestCommitOp, client id): the eviction victim is
  * its first key and, as timestamps never decrease with ops, expiry is a scan from the head
  * that stops at the first live entry.
+ *
+ * Persistence, two ways: {@link snapshot} / {@link restore} write and read the whole table
+ * as one value; or, for a table too large to write whole at every checkpoint,
+ * {@link trackChanges} / {@link takeChanged} name the sessions changed since the last
+ * checkpoint, each written as its own record (see `encodeEntryRecord`), with the
+ * {@link header}, and {@link fromEntries} rebuilds the table from those records at boot.
  */
 export class ClientTable {
   /**
@@ -61,6 +74,12 @@ export class ClientTable {
   private latestOp = 0;
   /** Timestamp of `latestOp`. Invariant: commits never go back in time. */
   private latestTimestamp = 0n;
+  /**
+   * Clients whose entry was created, changed or removed since the last {@link takeChanged};
+   * undefined until {@link trackChanges}, so that a table nobody persists record by record
+   * grows no set.
+   */
+  private changed: Set<ClientId> | undefined;
 
   constructor(options: ClientTableOptions) {
     validateTableOptions(options);
@@ -169,6 +188,7 @@ export class ClientTable {
       if (existing.userId !== userId) {
         return { kind: 'owned-by-other-user', ownerUserId: existing.userId };
       }
+      if (this.changed !== undefined) this.changed.add(client);
       this.table.delete(client);
       this.table.set(
         client,
@@ -191,6 +211,7 @@ export class ClientTable {
 
     tableAssert(this.table.size <= this.limitCapacity, 'table above capacity');
     const evicted = this.table.size === this.limitCapacity ? this.evictFirst() : undefined;
+    if (this.changed !== undefined) this.changed.add(client);
     this.table.set(
       client,
       createClientEntry({
@@ -273,6 +294,7 @@ export class ClientTable {
     live.latestCommitTimestamp = timestamp;
     this.table.delete(client);
     this.table.set(client, live);
+    if (this.changed !== undefined) this.changed.add(client);
   }
 
   /**
@@ -294,7 +316,10 @@ export class ClientTable {
   /** LOGOUT (or any other removal) applied: removes and returns the entry of `client`. */
   remove(client: ClientId): ClientEntry | undefined {
     const entry = this.table.get(client);
-    if (entry !== undefined) this.table.delete(client);
+    if (entry !== undefined) {
+      this.table.delete(client);
+      if (this.changed !== undefined) this.changed.add(client);
+    }
     return entry;
   }
 
@@ -313,6 +338,7 @@ export class ClientTable {
     const ring = this.limitRing;
     for (const entry of this.table.values()) {
       if (entry.replies.length <= ring) continue;
+      if (this.changed !== undefined) this.changed.add(entry.client);
       // Map.set on a present key keeps its place: the eviction order is untouched.
       this.table.set(
         entry.client,
@@ -336,6 +362,7 @@ export class ClientTable {
     for (const entry of this.table.values()) {
       if (entry.latestCommitTimestamp >= cutoffTimestamp) break;
       this.table.delete(entry.client);
+      if (this.changed !== undefined) this.changed.add(entry.client);
       expired.push(entry);
     }
     return expired;
@@ -384,6 +411,94 @@ export class ClientTable {
     return table;
   }
 
+  /**
+   * From now on, notes every client whose entry a mutation creates, changes or removes
+   * (commits, resumes, evictions, removals, ring trims, expiries), for {@link takeChanged}.
+   * Off by default: a table that is not persisted record by record must not grow a set.
+   * Entries present before the call are not noted: a caller whose records do not describe
+   * the table yet writes all of {@link entries} once. Calling it again changes nothing.
+   */
+  trackChanges(): void {
+    this.changed ??= new Set();
+  }
+
+  /**
+   * The clients noted since the last call (see {@link trackChanges}), in ascending order,
+   * and forgets them. For each, the entry {@link get} returns now is its record's new value,
+   * or none (the record is deleted); a client created and removed in between is named too.
+   * The order is that of the client ids, not of the changes, so equal tables with equal
+   * histories since the last call give equal lists. Empty when tracking is off.
+   */
+  takeChanged(): ClientId[] {
+    const changed = this.changed;
+    if (changed === undefined || changed.size === 0) return [];
+    // Fixed-width lowercase hex: string order is numeric order.
+    const clients = [...changed].sort();
+    changed.clear();
+    return clients;
+  }
+
+  /** The limits and size of the table, kept with its per-entry records (see {@link fromEntries}). */
+  header(): ClientTableHeader {
+    return { capacity: this.limitCapacity, ring: this.limitRing, size: this.table.size };
+  }
+
+  /**
+   * The table that `header` and `entries` (any order, e.g. the records' key order, each
+   * from `decodeEntryRecord`) describe: equal to the table they were taken from,
+   * snapshot for snapshot. Entries are put back in eviction order (ascending latestCommitOp,
+   * ties lowest client id) and the op and time bounds of later commits are set as
+   * {@link restore} sets them.
+   *
+   * Validates what {@link restore} validates of a snapshot: limits in 1..2^32-1, as many
+   * entries as `header.size`, no more than capacity, every entry's invariants (see
+   * {@link ClientEntry}) with at most `ring` replies, no client twice, timestamps
+   * non-decreasing in eviction order. Any violation (a lost or extra record, a record
+   * written under another header) throws {@link TableSnapshotInvalidError}. The entries
+   * are copied: the table shares no mutable state with the caller.
+   */
+  static fromEntries(header: ClientTableHeader, entries: Iterable<ClientEntry>): ClientTable {
+    const invalid = (problem: string): never => {
+      throw new TableSnapshotInvalidError(`invalid client table records: ${problem}`);
+    };
+    if (typeof header !== 'object' || header === null) return invalid('header is not an object');
+    const { capacity, ring, size } = header;
+    if (!isTableLimit(capacity)) invalid(`header capacity ${String(capacity)}`);
+    if (!isTableLimit(ring)) invalid(`header ring ${String(ring)}`);
+    if (size > capacity) invalid(`header size ${size} exceeds capacity ${capacity}`);
+
+    const sorted: MutableClientEntry[] = [];
+    for (const entry of entries) {
+      // Checked before the entry, so a runaway iterable stops at the first entry too many
+      // (and at the first one when size is not a number: hence not `>=`).
+      if (!(sorted.length < size)) invalid(`more entries than the header's size ${size}`);
+      const problem = entryProblem(entry, ring);
+      if (problem !== undefined) invalid(`client ${String(entry?.client)}: ${problem}`);
+      const copy = createClientEntry(entry);
+      // The table changes an unfrozen ring in place (commitReply): never the caller's.
+      if (!Object.isFrozen(copy.replies)) copy.replies = Object.freeze([...copy.replies]);
+      sorted.push(copy);
+    }
+    if (sorted.length !== size) invalid(`${sorted.length} entries, the header says ${size}`);
+    sorted.sort(compareEvictionOrder);
+
+    const table = new ClientTable({ capacity, ring });
+    let previous: ClientEntry | undefined;
+    for (const entry of sorted) {
+      if (previous !== undefined && previous.latestCommitTimestamp > entry.latestCommitTimestamp) {
+        invalid(`client ${entry.client}: timestamps decrease in op order`);
+      }
+      // Sorted by op, two entries of one client need not be neighbours: the Map tells.
+      if (table.table.has(entry.client)) invalid(`duplicate client ${entry.client}`);
+      table.table.set(entry.client, entry);
+      // Sorted by op, with timestamps non-decreasing: the last entry holds both maxima.
+      table.latestOp = entry.latestCommitOp;
+      table.latestTimestamp = entry.latestCommitTimestamp;
+      previous = entry;
+    }
+    return table;
+  }
+
   /** Asserts the journal order of a commit: ops strictly grow, timestamps never decrease. */
   private assertCommit(op: number, timestamp: bigint): void {
     tableAssert(
@@ -403,6 +518,7 @@ export class ClientTable {
     const first = this.table.values().next();
     tableAssert(first.done !== true, 'eviction from an empty table');
     this.table.delete(first.value.client);
+    if (this.changed !== undefined) this.changed.add(first.value.client);
     return first.value;
   }
 }

@@ -8,6 +8,13 @@
  * @internal
  */
 export { ClientTable } from './client-table';
+export { type ClientTableHeader } from './client-table-header';
+export {
+  CLIENT_ENTRY_RECORD_VERSION,
+  decodeEntryRecord,
+  encodeEntryRecord,
+  type ClientEntryRecord,
+} from './client-entry-record';
 export { MAX_TABLE_LIMIT, type ClientTableOptions } from './client-table-options';
 export { type ClientEntry } from './client-entry';
 export { type CachedReply, type ReplyEncoder, type ReplyOwnership } from './cached-reply';

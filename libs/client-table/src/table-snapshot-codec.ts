@@ -10,6 +10,7 @@ import {
 import { type ClientId } from '@once/protocol';
 import { type CachedReply } from './cached-reply';
 import { NO_REPLIES, createCachedReply, createClientEntry, type ClientEntry } from './client-entry';
+import { entryNumbersProblem } from './entry-invariants';
 import { compareEvictionOrder } from './eviction-order';
 import { TableInvariantError } from './table-invariant.error';
 import { TableSnapshotInvalidError } from './table-snapshot-invalid.error';
@@ -29,7 +30,6 @@ export interface TableSnapshot {
 export const TABLE_SNAPSHOT_VERSION = 1;
 
 const U32_MAX = 0xffff_ffff;
-const U64_MAX = (1n << 64n) - 1n;
 /** version u8, capacity u32, ring u32, entry count u32. */
 const PREFIX_SIZE = 1 + 4 + 4 + 4;
 /** client u128, userId, epoch, watermark, latestCommitOp, latestCommitTimestamp (u64 each), reply count u32. */
@@ -251,11 +251,8 @@ function decodeEntry(reader: SnapshotReader, ring: number): ClientEntry {
   const latestCommitOp = reader.u64('latestCommitOp');
   const latestCommitTimestamp = reader.bigU64('latestCommitTimestamp');
   const replyCount = reader.u32('reply count');
-  if (epoch < 1) invalid(`client ${client}: epoch 0`);
-  if (latestCommitOp < epoch) invalid(`client ${client}: latestCommitOp < epoch`);
-  if (replyCount > ring) invalid(`client ${client}: ${replyCount} replies exceed ring ${ring}`);
-  if (replyCount > watermark) invalid(`client ${client}: more replies than requests`);
-  if (watermark > 0 && replyCount === 0) invalid(`client ${client}: watermark without reply`);
+  const problem = entryNumbersProblem(epoch, latestCommitOp, watermark, replyCount, ring);
+  if (problem !== undefined) invalid(`client ${client}: ${problem}`);
   if (replyCount * REPLY_FIXED_SIZE > reader.remaining) invalid(`client ${client}: truncated`);
 
   let replies: readonly CachedReply[] = NO_REPLIES;
@@ -283,6 +280,3 @@ function decodeEntry(reader: SnapshotReader, ring: number): ClientEntry {
     replies,
   });
 }
-
-/** The largest timestamp a snapshot can hold. */
-export const MAX_TIMESTAMP = U64_MAX;
