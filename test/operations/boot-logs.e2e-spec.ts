@@ -77,7 +77,10 @@ function lastLine(text: string): string {
 describe('given a new data directory', () => {
   let service: ServiceProcess;
   beforeAll(async () => {
-    service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
+    service = await ServiceProcess.start({
+      // Without checkpoints: the stop writes the one snapshot of the run.
+      env: { ONCE_ADMIN_PASSWORD: PASSWORD, ONCE_CHECKPOINT_INTERVAL_MS: '0' },
+    });
   });
   afterAll(() => service.cleanup());
 
@@ -155,7 +158,10 @@ describe('given a new data directory', () => {
 describe('given a data directory whose node was killed before any snapshot', () => {
   let service: ServiceProcess;
   beforeAll(async () => {
-    service = await ServiceProcess.start({ env: { ONCE_ADMIN_PASSWORD: PASSWORD } });
+    service = await ServiceProcess.start({
+      // Without checkpoints: the kill leaves no snapshot, and the boot replays from op 1.
+      env: { ONCE_ADMIN_PASSWORD: PASSWORD, ONCE_CHECKPOINT_INTERVAL_MS: '0' },
+    });
     await service.crash();
   });
   afterAll(() => service.cleanup());

@@ -367,3 +367,60 @@ describe('given a ledger whose journal is cut below its newest snapshot by --tru
     expect(await expectVerified(service.dataDir)).toBe(dir.snapshotOp);
   });
 });
+
+/**
+ * Checkpoints, at the service's defaults: scheduled snapshots come every
+ * 100,000 ops, which this load never reaches, so every snapshot on disk is a
+ * checkpoint written after a group commit. A kill leaves the records of the
+ * newest one, with its sessions, and the boot replays only what came after.
+ */
+describe('given the reference service at its defaults (a checkpoint every 100 ms, scheduled snapshots every 100,000 ops)', () => {
+  let service: ServiceProcess;
+  let clients: OnceClient[] = [];
+  let load: LedgerWorkload;
+
+  beforeAll(async () => {
+    service = await startService();
+  });
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close({ force: true })));
+    await service?.cleanup();
+  });
+
+  it('when clients open accounts, deposit and transfer and the node is SIGKILLed under load, then the records on disk are the newest checkpoint’s, the boot restores it and replays only the journal after it, and every acknowledged command is in the balances', async () => {
+    clients = await connectLedgerClients(service, 4);
+    load = await LedgerWorkload.start(clients, {
+      commandsPerClient: 300,
+      random: seededRandom(SEED + 3),
+      tag: 'checkpoint',
+      openShare: 0.3,
+    });
+    await load.settledMore(600);
+    await service.crash();
+
+    const dir = await readKeyedDataDir(service.dataDir);
+    // A checkpoint (no scheduled snapshot was due), with the sessions as records.
+    expect(dir.snapshotOp).toBeGreaterThan(0);
+    expect(dir.snapshotOp).toBeLessThan(100_000);
+    expect(dir.snapshot.sessions).toBeDefined();
+    expect(dir.records.get('once:sessions')?.size).toBe(dir.snapshot.sessions!.size);
+    expectRecordsMatchSnapshot(dir);
+    expect(await expectVerified(service.dataDir)).toBe(dir.snapshotOp);
+
+    const mark = service.logs.length;
+    await service.restart();
+    const boot = service.logs.slice(mark);
+    expect(boot).toContain(`snapshot restored at op ${dir.snapshotOp}`);
+    const replayed = dir.lastOp - dir.snapshotOp;
+    expect(boot).toMatch(
+      replayed === 0
+        ? /replay applied 0 entries/
+        : new RegExp(`replay applied ${replayed} entries \\(ops ${dir.snapshotOp + 1}\\.\\.`),
+    );
+
+    // The sessions came back from their records: the clients go on where they were.
+    await load.done;
+    expect(load.anomalies).toEqual([]);
+    await load.expectBalances(clients[0]);
+  });
+});

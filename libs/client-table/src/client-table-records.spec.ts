@@ -30,14 +30,18 @@ class Records {
    * A checkpoint: writes the sessions `table` changed since the last one, and its header.
    * Checks on the way that the table named exactly the sessions whose record changes: any
    * other of `clients` keeps its record, and a named one gets a new record or has none
-   * before and after (created and removed in between).
+   * before and after (created and removed in between); and that it said rightly of each
+   * whether its record existed.
    */
   checkpoint(table: ClientTable, clients: readonly ClientId[] = []): void {
     const recordOf = (client: ClientId): string | undefined => {
       const entry = table.get(client);
       return entry && JSON.stringify(encodeEntryRecord(entry));
     };
-    const named = table.takeChanged();
+    const changes = table.takeChanges();
+    const named = changes.map(([client]) => client);
+    // Whether a named client had a record is what the table says it had.
+    for (const [client, existed] of changes) expect(existed).toBe(this.rows.has(client));
     for (const client of clients) {
       if (named.includes(client)) {
         const [before, after] = [this.rows.get(client), recordOf(client)];
@@ -135,6 +139,26 @@ describe('ClientTable persisted as per-session records', () => {
       table.commitReply(3, 3n, B, 2, 1, sum(1), Buffer.from('r'));
       expect(table.takeChanged()).toEqual([B]);
       expect(table.takeChanged()).toEqual([]);
+    });
+
+    it('says of each client whether it had an entry at the previous take: created, resumed, removed and created again', () => {
+      const table = new ClientTable({ capacity: 4, ring: 1 });
+      table.trackChanges();
+      table.commitRegister(1, 1n, A, 1);
+      table.commitRegister(2, 2n, B, 1);
+      table.remove(B);
+      expect(table.takeChanges()).toEqual([
+        [A, false],
+        [B, false],
+      ]);
+      table.commitRegister(3, 3n, A, 1);
+      table.remove(A);
+      table.commitRegister(4, 4n, A, 1);
+      table.commitRegister(5, 5n, C, 1);
+      expect(table.takeChanges()).toEqual([
+        [A, true],
+        [C, false],
+      ]);
     });
 
     it('names nothing after a refused REGISTER (another user’s client id)', () => {

@@ -75,11 +75,12 @@ export class ClientTable {
   /** Timestamp of `latestOp`. Invariant: commits never go back in time. */
   private latestTimestamp = 0n;
   /**
-   * Clients whose entry was created, changed or removed since the last {@link takeChanged};
+   * Clients whose entry was created, changed or removed since the last {@link takeChanged},
+   * each with whether it had an entry then (so its record exists);
    * undefined until {@link trackChanges}, so that a table nobody persists record by record
    * grows no set.
    */
-  private changed: Set<ClientId> | undefined;
+  private changed: Map<ClientId, boolean> | undefined;
 
   constructor(options: ClientTableOptions) {
     validateTableOptions(options);
@@ -188,7 +189,7 @@ export class ClientTable {
       if (existing.userId !== userId) {
         return { kind: 'owned-by-other-user', ownerUserId: existing.userId };
       }
-      if (this.changed !== undefined) this.changed.add(client);
+      if (this.changed !== undefined) this.noteChange(client, true);
       this.table.delete(client);
       this.table.set(
         client,
@@ -211,7 +212,7 @@ export class ClientTable {
 
     tableAssert(this.table.size <= this.limitCapacity, 'table above capacity');
     const evicted = this.table.size === this.limitCapacity ? this.evictFirst() : undefined;
-    if (this.changed !== undefined) this.changed.add(client);
+    if (this.changed !== undefined) this.noteChange(client, false);
     this.table.set(
       client,
       createClientEntry({
@@ -294,7 +295,7 @@ export class ClientTable {
     live.latestCommitTimestamp = timestamp;
     this.table.delete(client);
     this.table.set(client, live);
-    if (this.changed !== undefined) this.changed.add(client);
+    if (this.changed !== undefined) this.noteChange(client, true);
   }
 
   /**
@@ -318,7 +319,7 @@ export class ClientTable {
     const entry = this.table.get(client);
     if (entry !== undefined) {
       this.table.delete(client);
-      if (this.changed !== undefined) this.changed.add(client);
+      if (this.changed !== undefined) this.noteChange(client, true);
     }
     return entry;
   }
@@ -338,7 +339,7 @@ export class ClientTable {
     const ring = this.limitRing;
     for (const entry of this.table.values()) {
       if (entry.replies.length <= ring) continue;
-      if (this.changed !== undefined) this.changed.add(entry.client);
+      if (this.changed !== undefined) this.noteChange(entry.client, true);
       // Map.set on a present key keeps its place: the eviction order is untouched.
       this.table.set(
         entry.client,
@@ -362,7 +363,7 @@ export class ClientTable {
     for (const entry of this.table.values()) {
       if (entry.latestCommitTimestamp >= cutoffTimestamp) break;
       this.table.delete(entry.client);
-      if (this.changed !== undefined) this.changed.add(entry.client);
+      if (this.changed !== undefined) this.noteChange(entry.client, true);
       expired.push(entry);
     }
     return expired;
@@ -419,7 +420,7 @@ export class ClientTable {
    * the table yet writes all of {@link entries} once. Calling it again changes nothing.
    */
   trackChanges(): void {
-    this.changed ??= new Set();
+    this.changed ??= new Map();
   }
 
   /**
@@ -430,12 +431,27 @@ export class ClientTable {
    * histories since the last call give equal lists. Empty when tracking is off.
    */
   takeChanged(): ClientId[] {
+    return this.takeChanges().map(([client]) => client);
+  }
+
+  /**
+   * {@link takeChanged}, each client with whether it had an entry at the previous call
+   * (or when tracking began): false means no record of it was written yet, so a caller
+   * that keeps records need not look for one.
+   */
+  takeChanges(): Array<readonly [client: ClientId, existed: boolean]> {
     const changed = this.changed;
     if (changed === undefined || changed.size === 0) return [];
     // Fixed-width lowercase hex: string order is numeric order.
-    const clients = [...changed].sort();
+    const clients = [...changed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     changed.clear();
     return clients;
+  }
+
+  /** Notes `client` as changed; only its first change since the last take says whether it existed. */
+  private noteChange(client: ClientId, existed: boolean): void {
+    const changed = this.changed!;
+    if (!changed.has(client)) changed.set(client, existed);
   }
 
   /** The limits and size of the table, kept with its per-entry records (see {@link fromEntries}). */
@@ -518,7 +534,7 @@ export class ClientTable {
     const first = this.table.values().next();
     tableAssert(first.done !== true, 'eviction from an empty table');
     this.table.delete(first.value.client);
-    if (this.changed !== undefined) this.changed.add(first.value.client);
+    if (this.changed !== undefined) this.noteChange(first.value.client, true);
     return first.value;
   }
 }

@@ -5,8 +5,11 @@ import { Applier } from './applier';
 import { ApplyOrderError } from './apply-order.error';
 import { CommandRegistry } from './command-registry';
 import { type EngineLogger } from './engine-logger';
+import { decodeEngineSnapshot } from './engine-snapshot-codec';
+import { KeyedStore } from './keyed';
 import { StateRegistry } from './state-registry';
 import { bootDraft, commandDraft, registerDraft } from './__fixtures__/entry-drafts.fixture';
+import { MemoryKeyedRecords } from './__fixtures__/memory-keyed-records.fixture';
 import { type SampleModules, sampleModules } from './__fixtures__/sample-modules.fixture';
 
 const ALICE = clientIdFromBigInt(0xa11cen);
@@ -15,13 +18,22 @@ const SECRET = Buffer.alloc(32, 7);
 const SECOND_NS = 1_000_000_000n;
 const START_NS = 1_700_000_000n * SECOND_NS;
 
-/** A pure applier over fresh sample modules, fed hand-made entries (no journal). */
-function harness(): { applier: Applier; modules: SampleModules; apply: Feed } {
+/**
+ * A pure applier over fresh sample modules, fed hand-made entries (no
+ * journal); its keyed records in memory, or in `records` (a data
+ * directory's, held in memory) when given.
+ */
+function harness(records?: MemoryKeyedRecords): {
+  applier: Applier;
+  modules: SampleModules;
+  apply: Feed;
+} {
   const modules = sampleModules();
   const applier = new Applier({
     commands: new CommandRegistry(modules.commands),
     states: new StateRegistry(modules.states),
     nodeSecret: SECRET,
+    keyed: new KeyedStore(records),
   });
   return { applier, modules, apply: feeder(applier) };
 }
@@ -86,15 +98,20 @@ describe('Applier', () => {
     expect(cached(eager.applier).kind).toBe('duplicate');
   });
 
-  it('restores a captured snapshot into another applier, byte for byte', () => {
-    const { applier, apply } = harness();
+  it('restores a captured snapshot into another applier, byte for byte', async () => {
+    const records = MemoryKeyedRecords.empty();
+    const { applier, apply } = harness(records);
     apply(bootDraft({ clientsMax: 4, ring: 2, sessionTtlMs: 60_000 }));
     apply(registerDraft(ALICE, 1));
     apply(put(ALICE, 2, 1, 'k'));
     const bytes = applier.captureSnapshot();
+    // The sessions are keyed records (the sample modules have keyed state), written beside it.
+    expect(decodeEngineSnapshot(bytes).sessions).toEqual({ capacity: 4, ring: 2, size: 1 });
+    records.checkpoint(applier.keyed, applier.commitOp);
 
-    const copy = harness();
-    expect(copy.applier.restoreSnapshot(bytes)).toBe(3);
+    const copy = harness(records.copy());
+    expect(() => copy.applier.restoreSnapshot(bytes)).toThrow(/restoreSnapshotFromDisk/);
+    expect(await copy.applier.restoreSnapshotFromDisk(bytes)).toBe(3);
     expect(copy.applier.restoredOp).toBe(3);
     expect(copy.applier.captureSnapshot().equals(bytes)).toBe(true);
     expect(copy.modules.kv.map.get('k')).toBe('k!');

@@ -1,4 +1,4 @@
-import { ClientTable } from '@once/client-table/internal';
+import { ClientTable, type ClientTableHeader } from '@once/client-table/internal';
 import { EntryKind } from '@once/journal';
 import { type JournalEntry } from '@once/journal/internal';
 import { type ClientId, EvictionReason } from '@once/protocol';
@@ -34,7 +34,11 @@ import {
   decodeSettings,
   validateSettings,
 } from './engine-settings';
-import { decodeEngineSnapshot, encodeEngineSnapshot } from './engine-snapshot-codec';
+import {
+  decodeEngineSnapshot,
+  encodeEngineSnapshot,
+  snapshotKeepsSessionRecords,
+} from './engine-snapshot-codec';
 import { ExpiredSessions } from './expired-sessions';
 import {
   type Dispatch,
@@ -51,6 +55,7 @@ import { KeyedStore } from './keyed';
 import { ModuleVersionUnsupportedError } from './module-version-unsupported.error';
 import { NondeterministicApplyError } from './nondeterministic-apply.error';
 import { UncheckedReplies, checkedChecksumOf, lastCheckedOp } from './reply-checks';
+import { SessionRecords, type SessionRecordSet, tableFromRecords } from './session-records';
 import { StateNotProvidedError } from './state-not-provided.error';
 import {
   evictionAtApply,
@@ -123,6 +128,8 @@ export class Applier {
   private readonly run: HandlerRun = newHandlerRun();
 
   private tableValue = genesisTable();
+  /** The table's sessions as keyed records, when the state has any (see {@link SessionRecords}). */
+  private readonly sessionRecords: SessionRecords;
   private httpKeysValue: HttpKeyTable;
   /** Early forgets of Idempotency-Keys counted before the table was last replaced (restore, reset). */
   private earlierEarlyForgets = 0;
@@ -144,6 +151,8 @@ export class Applier {
     this.logger = options.logger ?? SILENT_LOGGER;
     this.keyed = options.keyed ?? new KeyedStore(undefined);
     this.states.bindKeyed(this.keyed);
+    this.sessionRecords = new SessionRecords(this.keyed);
+    this.sessionRecords.adopt(this.tableValue, false);
     this.httpKeysValue = new HttpKeyTable(this.keyed);
     this.states.captureGenesis();
     this.support = {
@@ -558,12 +567,15 @@ export class Applier {
 
   /** The whole replicated state at `commitOp`, deterministic bytes. */
   captureSnapshot(): Buffer {
+    // First: the sessions written as records count in the marker.
+    const sessions = this.sessionRecords.flush(this.tableValue);
     return encodeEngineSnapshot({
       op: this.commitOpValue,
       timestamp: this.commitTimestampValue,
       settings: this.settingsValue,
       expired: this.expired.toSnapshot(),
-      table: this.tableValue.snapshot(),
+      table: sessions === undefined ? this.tableValue.snapshot() : Buffer.alloc(0),
+      sessions,
       states: this.states.snapshot(),
       manifest: this.manifestValue ? encodeManifest(this.manifestValue) : undefined,
       keyed: this.keyed.marker(),
@@ -580,10 +592,11 @@ export class Applier {
    * state it holds must be provided (or retired) at its version or later. A
    * state it does not hold (a module added since) starts empty at its op.
    */
-  restoreSnapshot(payload: Buffer): number {
+  restoreSnapshot(payload: Buffer, sessionRecords?: SessionRecordSet): number {
     try {
       const snapshot = decodeEngineSnapshot(payload);
-      const table = ClientTable.restore(snapshot.table);
+      const wholeTable =
+        snapshot.sessions === undefined ? ClientTable.restore(snapshot.table) : undefined;
       const settings = validateSettings(snapshot.settings);
       const manifest = snapshot.manifest ? decodeManifest(snapshot.manifest) : undefined;
       if (manifest) {
@@ -592,6 +605,9 @@ export class Applier {
       }
       // The records first: a state moved to keyed records writes its old picture into them.
       this.keyed.restore(snapshot.op, snapshot.keyed);
+      // Read once the records are known to be this snapshot's.
+      const table =
+        wholeTable ?? this.tableOfRecords(snapshot.op, snapshot.sessions!, sessionRecords);
       // The key table's records are keyed records: its section is read over them.
       const httpKeys = snapshot.httpKeys
         ? HttpKeyTable.decode(snapshot.httpKeys, this.keyed)
@@ -600,6 +616,7 @@ export class Applier {
       this.setManifest(manifest);
       this.unchecked.clear();
       this.tableValue = table;
+      this.sessionRecords.adopt(table, snapshot.sessions !== undefined);
       this.replaceHttpKeys(httpKeys);
       this.settingsValue = settings;
       this.expired = new ExpiredSessions(snapshot.expired);
@@ -614,6 +631,31 @@ export class Applier {
     }
   }
 
+  private tableOfRecords(
+    op: number,
+    header: ClientTableHeader,
+    records: SessionRecordSet | undefined,
+  ): ClientTable {
+    if (records === undefined) {
+      throw new Error(
+        `the snapshot at op ${op} keeps its sessions as keyed records, which were not read: restore it with restoreSnapshotFromDisk`,
+      );
+    }
+    return tableFromRecords(header, records);
+  }
+
+  /**
+   * {@link restoreSnapshot}, reading first what the snapshot keeps on disk
+   * beside it: its sessions, when they are keyed records (snapshot format
+   * 5). What a boot calls.
+   */
+  async restoreSnapshotFromDisk(payload: Buffer): Promise<number> {
+    const sessions = snapshotKeepsSessionRecords(payload)
+      ? await this.sessionRecords.read()
+      : undefined;
+    return this.restoreSnapshot(payload, sessions);
+  }
+
   /** Back to the state before op 1: what a full replay starts from. */
   resetToGenesis(): void {
     this.keyed.resetToGenesis();
@@ -621,6 +663,7 @@ export class Applier {
     this.setManifest(undefined);
     this.unchecked.clear();
     this.tableValue = genesisTable();
+    this.sessionRecords.adopt(this.tableValue, false);
     this.replaceHttpKeys(new HttpKeyTable(this.keyed));
     this.settingsValue = GENESIS_SETTINGS;
     this.expired = new ExpiredSessions();

@@ -179,7 +179,7 @@ async function restoreSnapshot(
       continue;
     }
     try {
-      const op = applier.restoreSnapshot(record.payload);
+      const op = await applier.restoreSnapshotFromDisk(record.payload);
       const compacted =
         firstOp > 1 ? ` (the journal starts at op ${firstOp}: earlier ops were compacted)` : '';
       logger.log(

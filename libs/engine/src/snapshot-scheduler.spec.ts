@@ -171,6 +171,22 @@ describe('SnapshotScheduler', () => {
       }
     });
 
+    it('still takes the scheduled snapshots every `everyOps` ops, with compaction, between checkpoints', async () => {
+      const { applier, journal, saves } = keyedSetup();
+      const scheduler = new SnapshotScheduler(journal, applier, 4, SILENT_LOGGER, 1);
+      try {
+        for (let i = 0; i < 6; i++) {
+          applyRegisters(applier, 1);
+          scheduler.afterApply();
+          await scheduler.settled();
+        }
+        expect(saves.filter(({ compact }) => compact === true).map(({ op }) => op)).toEqual([4]);
+        expect(saves.some(({ compact }) => compact === false)).toBe(true);
+      } finally {
+        scheduler.close();
+      }
+    });
+
     it('writes the next as soon as the previous one is written when the interval is short', async () => {
       const { applier, journal, saves } = keyedSetup();
       const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER, 1);

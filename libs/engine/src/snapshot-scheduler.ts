@@ -53,6 +53,12 @@ export class SnapshotScheduler {
   private takenOp: number | undefined;
   /** Journal timestamp of {@link takenOp}. */
   private takenTimestamp = 0n;
+  /**
+   * Op of the last scheduled (not checkpoint) snapshot taken here: `everyOps`
+   * counts from it, so checkpoints do not hold back the scheduled snapshots,
+   * which run the journal's retention.
+   */
+  private scheduledOp: number | undefined;
   /** The next checkpoint, waiting for its interval. */
   private checkpointTimer: NodeJS.Timeout | undefined;
   /** `performance.now()` when the last write ended (none yet: the first checkpoint is due at once). */
@@ -96,6 +102,7 @@ export class SnapshotScheduler {
   /** The state was replaced (restored or reset): the restored snapshot is the newest again. */
   forgetTaken(): void {
     this.takenOp = undefined;
+    this.scheduledOp = undefined;
   }
 
   /**
@@ -106,7 +113,8 @@ export class SnapshotScheduler {
   afterApply(): void {
     if (this.write) return;
     if (
-      (this.everyOps > 0 && this.applier.commitOp - this.lastSnapshotOp >= this.everyOps) ||
+      (this.everyOps > 0 &&
+        this.applier.commitOp - (this.scheduledOp ?? this.applier.restoredOp) >= this.everyOps) ||
       (this.applier.keyed.persistent && this.applier.keyed.stagedCount >= KEYED_CHANGES_MAX)
     ) {
       void this.take();
@@ -193,6 +201,7 @@ export class SnapshotScheduler {
     const checkpoint = keyed.persistent ? keyed.seal() : undefined;
     this.takenOp = op;
     this.takenTimestamp = this.applier.commitTimestamp;
+    if (reason === 'scheduled') this.scheduledOp = op;
     const started = performance.now();
     this.lastCaptureMs = started - captureStarted;
     const write = this.journal

@@ -34,8 +34,14 @@ export interface KeyedRecordReader {
   head(): KeyedHead | undefined;
   /** The record `key` of `generation`, or undefined. */
   get(generation: number, key: Buffer): Buffer | undefined;
-  /** Every record of `generation` as stored, in key order (keys without the generation). */
-  records(generation: number): AsyncIterable<readonly [key: Buffer, value: Buffer]>;
+  /**
+   * Every record of `generation` as stored, in key order (keys without the
+   * generation); with `prefix`, only the keys that start with it.
+   */
+  records(
+    generation: number,
+    prefix?: Buffer,
+  ): AsyncIterable<readonly [key: Buffer, value: Buffer]>;
 }
 
 /** Generation 0 is never used for records: the head and the snapshot's copy live under it. */
@@ -59,6 +65,16 @@ function generationPrefix(generation: number): Buffer {
   const prefix = Buffer.allocUnsafe(4);
   prefix.writeUInt32BE(generation, 0);
   return prefix;
+}
+
+/** The least key above every key that starts with `prefix` (which is not all 0xff). */
+function prefixEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  let at = end.length - 1;
+  while (at >= 0 && end[at] === 0xff) at--;
+  if (at < 0) throw new RangeError('a prefix of 0xff bytes only has no end');
+  end[at]++;
+  return end.subarray(0, at + 1);
 }
 
 function encodeHead(head: KeyedHead): Buffer {
@@ -116,11 +132,13 @@ export class KeyedRecords implements KeyedRecordReader {
     return this.#level.getSync(Buffer.concat([generationPrefix(generation), key]));
   }
 
-  async *records(generation: number): AsyncIterable<readonly [Buffer, Buffer]> {
-    const iterator = this.#level.iterator({
-      gte: generationPrefix(generation),
-      lt: generationPrefix(generation + 1),
-    });
+  async *records(generation: number, prefix?: Buffer): AsyncIterable<readonly [Buffer, Buffer]> {
+    const start = Buffer.concat([generationPrefix(generation), prefix ?? Buffer.alloc(0)]);
+    const iterator = this.#level.iterator(
+      prefix === undefined || prefix.length === 0
+        ? { gte: start, lt: generationPrefix(generation + 1) }
+        : { gte: start, lt: prefixEnd(start) },
+    );
     try {
       for (;;) {
         const rows = await iterator.nextv(1024);

@@ -36,11 +36,14 @@ export class MemoryKeyedRecords implements KeyedRecordReader {
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await
-  async *records(generation: number): AsyncIterable<readonly [Buffer, Buffer]> {
+  async *records(generation: number, keyPrefix?: Buffer): AsyncIterable<readonly [Buffer, Buffer]> {
     const prefix = `${generation}:`;
     const rows = [...this.rows]
       .filter(([key]) => key.startsWith(prefix))
       .map(([key, value]) => [Buffer.from(key.slice(prefix.length), 'hex'), value] as const)
+      .filter(
+        ([key]) => keyPrefix === undefined || key.subarray(0, keyPrefix.length).equals(keyPrefix),
+      )
       .sort(([a], [b]) => Buffer.compare(a, b));
     yield* rows;
   }

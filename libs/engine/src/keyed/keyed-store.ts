@@ -9,9 +9,13 @@ import { RecordCache } from './record-cache';
 import { hashRecord } from './record-hash';
 import { KeyedStateBehindError } from './keyed-state-behind.error';
 
-/** One record as the store holds it: its value (frozen), its JSON and its hash. */
+/**
+ * One record as the store holds it: its value (frozen; undefined until
+ * first read for a record written as JSON text, see {@link KeyedStore.setJson}),
+ * its JSON and its hash.
+ */
 interface StoredRecord {
-  readonly value: unknown;
+  value: unknown;
   readonly json: string;
   readonly hashA: number;
   readonly hashB: number;
@@ -90,6 +94,18 @@ export class KeyedStore {
     );
   }
 
+  /**
+   * Whether some keyed state (a {@link KeyedMap}) reads and writes here: then
+   * the client table's sessions are kept as records too (see
+   * `session-records.ts`). Fixed by the code's states, so a replay decides
+   * as the live node did; HTTP keys alone do not count (an application
+   * without keyed state writes its snapshots as before once its keys are
+   * forgotten).
+   */
+  get hasKeyedStates(): boolean {
+    return this.mapsBound > 0;
+  }
+
   /** A keyed map now reads and writes here. @internal */
   noteMapBound(): void {
     this.mapsBound++;
@@ -107,22 +123,60 @@ export class KeyedStore {
 
   /** The value of `key` in `map`, or undefined. */
   get(map: string, key: string): unknown {
-    return this.read(recordKey(map, key))?.value;
+    const record = this.read(recordKey(map, key));
+    if (record === undefined) return undefined;
+    if (record.value === undefined) record.value = deepFreeze(JSON.parse(record.json));
+    return record.value;
   }
 
   /** Writes `value` (JSON; stored as its JSON's copy, frozen), or deletes with undefined. */
   set(map: string, key: string, value: unknown): void {
+    if (value === undefined) {
+      this.write(map, key, undefined);
+      return;
+    }
+    const json = JSON.stringify(value);
+    if (json === undefined) {
+      throw new TypeError(`the value of "${key}" in ${map} is not JSON`);
+    }
+    // The stored value is a frozen parse of the JSON, made on first read.
+    this.write(map, key, json);
+  }
+
+  /**
+   * Writes a record given as its JSON text (undefined: deletes it): for
+   * records the engine encodes itself (the sessions), which need no second
+   * stringify. `knownAbsent`: the caller knows the record does not exist
+   * (it never wrote it, or deleted it), so nothing is read to replace it: a
+   * new session costs no LevelDB lookup.
+   */
+  setJson(map: string, key: string, json: string | undefined, knownAbsent = false): void {
+    this.write(map, key, json, knownAbsent);
+  }
+
+  /**
+   * The records of `map` on disk, as the head's generation holds them, in
+   * key order: keys and JSON texts. For a boot that rebuilds something kept
+   * whole in memory from them (the client table); nothing when there is no
+   * head. Changes not yet written are not seen.
+   */
+  async *recordsOnDisk(map: string): AsyncIterable<readonly [key: string, json: string]> {
+    const head = this.reader?.head();
+    if (this.reader === undefined || head === undefined) return;
+    const prefix = Buffer.from(recordKey(map, ''), 'utf8');
+    for await (const [key, value] of this.reader.records(head.generation, prefix)) {
+      yield [key.subarray(prefix.length).toString('utf8'), value.toString('utf8')];
+    }
+  }
+
+  private write(map: string, key: string, json: string | undefined, knownAbsent = false): void {
     const full = recordKey(map, key);
-    const old = this.read(full);
+    const old = knownAbsent ? undefined : this.read(full);
     let change: Change = null;
-    if (value !== undefined) {
-      const json = JSON.stringify(value);
-      if (json === undefined) {
-        throw new TypeError(`the value of "${key}" in ${map} is not JSON`);
-      }
+    if (json !== undefined) {
       if (old !== undefined && old.json === json) return;
       const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
-      change = { value: deepFreeze(JSON.parse(json)), json, hashA, hashB };
+      change = { value: undefined, json, hashA, hashB };
       this.digestA ^= hashA;
       this.digestB ^= hashB;
     } else if (old === undefined) {
@@ -241,7 +295,8 @@ export class KeyedStore {
     if (bytes === undefined) return undefined;
     const json = bytes.toString('utf8');
     const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
-    const record: StoredRecord = { value: deepFreeze(JSON.parse(json)), json, hashA, hashB };
+    // Parsed on first get: a write reads the old record for its hash only.
+    const record: StoredRecord = { value: undefined, json, hashA, hashB };
     this.remember(full, record);
     return record;
   }
