@@ -299,7 +299,7 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
           {
             codes: ['TABLE_SNAPSHOT_INVALID'],
             meaning:
-              'The client table part of a snapshot does not decode; handled as `SNAPSHOT_INVALID`.',
+              'The client table part of a snapshot, or a session record kept beside it (keyed state), does not decode; handled as `SNAPSHOT_INVALID`.',
             remedy: 'As for `SNAPSHOT_INVALID`.',
           },
           {
