@@ -32,6 +32,27 @@ function applyRegisters(applier: Applier, count: number): void {
   }
 }
 
+class Records extends KeyedState {
+  readonly m = this.map<number>('m');
+}
+
+/** An applier whose one state is keyed, over a store that has a data directory (empty). */
+function keyedApplier(): { records: Records; keyed: KeyedStore; applier: Applier } {
+  const records = new Records();
+  const keyed = new KeyedStore({
+    head: () => undefined,
+    get: () => undefined,
+    records: async function* () {},
+  });
+  const applier = new Applier({
+    commands: new CommandRegistry(),
+    states: new StateRegistry([['s', records]]),
+    nodeSecret: Buffer.alloc(32, 1),
+    keyed,
+  });
+  return { records, keyed, applier };
+}
+
 describe('SnapshotScheduler', () => {
   it('takes a snapshot every `everyOps` applied ops, counting from the restored one', async () => {
     const applier = new Applier({
@@ -75,21 +96,7 @@ describe('SnapshotScheduler', () => {
   });
 
   it('hands the keyed changes to the snapshot write, and keeps them for the next one when it fails', async () => {
-    class Records extends KeyedState {
-      readonly m = this.map<number>('m');
-    }
-    const records = new Records();
-    const keyed = new KeyedStore({
-      head: () => undefined,
-      get: () => undefined,
-      records: async function* () {},
-    });
-    const applier = new Applier({
-      commands: new CommandRegistry(),
-      states: new StateRegistry([['s', records]]),
-      nodeSecret: Buffer.alloc(32, 1),
-      keyed,
-    });
+    const { records, keyed, applier } = keyedApplier();
     records.m.set('a', 1);
     const written: string[][] = [];
     let fail = true;
@@ -115,24 +122,9 @@ describe('SnapshotScheduler', () => {
   });
 
   describe('checkpoints (keyed state on disk)', () => {
-    class Records extends KeyedState {
-      readonly m = this.map<number>('m');
-    }
-
     /** An applier with a keyed state whose records persist, and a journal recording each save. */
     function keyedSetup(fail = false) {
-      const records = new Records();
-      const keyed = new KeyedStore({
-        head: () => undefined,
-        get: () => undefined,
-        records: async function* () {},
-      });
-      const applier = new Applier({
-        commands: new CommandRegistry(),
-        states: new StateRegistry([['s', records]]),
-        nodeSecret: Buffer.alloc(32, 1),
-        keyed,
-      });
+      const { applier } = keyedApplier();
       const saves: Array<{ op: number; compact: boolean | undefined }> = [];
       const journal = {
         saveSnapshot: (

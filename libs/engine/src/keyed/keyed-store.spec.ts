@@ -113,6 +113,35 @@ describe('KeyedStore', () => {
     await journal.close();
   });
 
+  it('reads LevelDB once for a record that is not there, however often it is asked for or written after', async () => {
+    const journal = await journalWith(dir, 2);
+    try {
+      const first = new KeyedStore(journal.keyed);
+      first.set('ledger/accounts', 'a', 1);
+      await checkpoint(journal, first, 1);
+      const reader = journal.keyed;
+      const reads: string[] = [];
+      const counting = {
+        head: () => reader.head(),
+        get: (generation: number, key: Buffer) => {
+          reads.push(key.toString('utf8'));
+          return reader.get(generation, key);
+        },
+        records: (generation: number, prefix?: Buffer) => reader.records(generation, prefix),
+      };
+      const store = new KeyedStore(counting);
+      store.restore(1, first.marker());
+      expect(store.get('ledger/accounts', 'new')).toBeUndefined();
+      expect(store.get('ledger/accounts', 'new')).toBeUndefined();
+      store.set('ledger/accounts', 'new', 5);
+      expect(store.get('ledger/accounts', 'a')).toBe(1);
+      expect(reads).toEqual(['ledger/accounts\u0000new', 'ledger/accounts\u0000a']);
+      expect(store.get('ledger/accounts', 'new')).toBe(5);
+    } finally {
+      await journal.close();
+    }
+  });
+
   it('refuses to restore a snapshot older than the records on disk (KEYED_STATE_BEHIND)', async () => {
     const journal = await journalWith(dir, 3);
     const store = new KeyedStore(journal.keyed);

@@ -292,7 +292,12 @@ export class KeyedStore {
     const reader = this.reader;
     if (reader === undefined || reader.head()?.generation !== this.generation) return undefined;
     const bytes = reader.get(this.generation, Buffer.from(full, 'utf8'));
-    if (bytes === undefined) return undefined;
+    if (bytes === undefined) {
+      // Known absent: the write that usually follows a miss (a new account, a
+      // new Idempotency-Key) does not read LevelDB a second time.
+      this.cache.set(full, null);
+      return undefined;
+    }
     const json = bytes.toString('utf8');
     const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
     // Parsed on first get: a write reads the old record for its hash only.
