@@ -155,6 +155,23 @@ describe('JournalStore', () => {
     expect(batches.flat()).toEqual(written);
   });
 
+  it('refuses LevelDB buffer and cache sizes that are not whole byte counts of at least 64 KiB, and opens with valid ones', async () => {
+    for (const options of [
+      { leveldbWriteBufferBytes: 1024 },
+      { leveldbCacheBytes: 0 },
+      { leveldbWriteBufferBytes: 1.5e6 + 0.5 },
+    ]) {
+      await expect(JournalStore.open(dir, options)).rejects.toThrow(RangeError);
+    }
+    const store = await JournalStore.open(dir, {
+      leveldbWriteBufferBytes: 65_536,
+      leveldbCacheBytes: 65_536,
+    });
+    await appendMany(store, 3);
+    expect(store.lastOp).toBe(3);
+    await store.close();
+  });
+
   it('reads from any op, and nothing past the end', async () => {
     const store = await open();
     await appendMany(store, 12);

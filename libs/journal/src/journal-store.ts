@@ -118,7 +118,31 @@ export interface JournalStoreOptions {
    * makes every earlier write durable, since LevelDB syncs its one log.
    */
   syncWrites?: boolean;
+  /**
+   * LevelDB's write buffer (its memtable), in bytes. Default 32 MiB
+   * ({@link DEFAULT_LEVELDB_WRITE_BUFFER_BYTES}), against LevelDB's own 4 MiB.
+   * Why larger: with keyed state, checkpoints rewrite records spread over
+   * the whole key space many times a second; each memtable flush becomes a
+   * level-0 table that overlaps every record table below it, so small
+   * flushes meant compacting the records over and over. Measured on the
+   * ledger's module-state bench, 32 MiB cut LevelDB's flushed and compacted
+   * bytes per request by 3 to 12 times. Costs that much memory, and a
+   * restart after a crash replays up to that much of LevelDB's own log.
+   */
+  leveldbWriteBufferBytes?: number;
+  /**
+   * LevelDB's block cache, in bytes. Default 64 MiB
+   * ({@link DEFAULT_LEVELDB_CACHE_BYTES}), against LevelDB's own 8 MiB: the
+   * keyed records a handler reads past the keyed cache (`getSync`) come from
+   * it before the OS page cache.
+   */
+  leveldbCacheBytes?: number;
 }
+
+/** Default of {@link JournalStoreOptions.leveldbWriteBufferBytes}. */
+export const DEFAULT_LEVELDB_WRITE_BUFFER_BYTES = 32 * 1024 * 1024;
+/** Default of {@link JournalStoreOptions.leveldbCacheBytes}. */
+export const DEFAULT_LEVELDB_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Told of one group's batch write: its entries and the write's duration in ms. */
 export type BatchWrittenListener = (entryCount: number, writeMs: number) => void;
@@ -332,12 +356,22 @@ export class JournalStore implements Journal {
     if (!Number.isSafeInteger(snapshotsKept) || snapshotsKept < 1) {
       throw new RangeError(`snapshotsKept must be an integer >= 1: ${snapshotsKept}`);
     }
+    for (const [name, bytes] of [
+      ['leveldbWriteBufferBytes', options.leveldbWriteBufferBytes],
+      ['leveldbCacheBytes', options.leveldbCacheBytes],
+    ] as const) {
+      if (bytes !== undefined && (!Number.isSafeInteger(bytes) || bytes < 65_536)) {
+        throw new RangeError(`${name} must be an integer >= 65536: ${bytes}`);
+      }
+    }
     const clock = options.clock ?? wallClockNs;
     const paths = dataDirectoryPaths(dir);
     await prepareDataDirectory(paths, initializeLevelDb, options.notice ?? (() => undefined));
     const db: Level = new ClassicLevel<Buffer, Buffer>(paths.leveldb, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
+      writeBufferSize: options.leveldbWriteBufferBytes ?? DEFAULT_LEVELDB_WRITE_BUFFER_BYTES,
+      cacheSize: options.leveldbCacheBytes ?? DEFAULT_LEVELDB_CACHE_BYTES,
     });
     try {
       await db.open();
