@@ -565,7 +565,12 @@ export class Applier {
 
   // ----------------------------------------------------------------- snapshots
 
-  /** The whole replicated state at `commitOp`, deterministic bytes. */
+  /**
+   * The whole replicated state at `commitOp`, deterministic bytes. With keyed
+   * state it first stages the sessions changed since the last capture as
+   * records (what the next checkpoint writes): the bytes depend only on the
+   * state, not on when earlier captures were taken.
+   */
   captureSnapshot(): Buffer {
     // First: the sessions written as records count in the marker.
     const sessions = this.sessionRecords.flush(this.tableValue);

@@ -54,7 +54,7 @@ export class SessionRecords {
   /**
    * Writes the sessions changed since the last flush into the keyed store
    * (all of them the first time) and returns the table's header, which the
-   * snapshot keeps; undefined when the state has no keyed records, and the
+   * snapshot keeps; undefined when the code has no keyed state, and the
    * snapshot keeps the table whole, as before keyed state.
    */
   flush(table: ClientTable): ClientTableHeader | undefined {
