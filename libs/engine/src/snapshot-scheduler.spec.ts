@@ -125,7 +125,7 @@ describe('SnapshotScheduler', () => {
     /** An applier with a keyed state whose records persist, and a journal recording each save. */
     function keyedSetup(fail = false) {
       const { applier } = keyedApplier();
-      const saves: Array<{ op: number; compact: boolean | undefined }> = [];
+      const saves: Array<{ op: number; compact?: boolean; sync?: boolean }> = [];
       const journal = {
         saveSnapshot: (
           op: number,
@@ -133,30 +133,30 @@ describe('SnapshotScheduler', () => {
           _checkpoint?: KeyedCheckpoint,
           options?: SaveSnapshotOptions,
         ) => {
-          saves.push({ op, compact: options?.compact });
+          saves.push({ op, compact: options?.compact, sync: options?.sync });
           return fail ? Promise.reject(new Error('disk full')) : Promise.resolve();
         },
       } as Partial<Journal> as Journal;
       return { applier, journal, saves };
     }
 
-    it('writes one after a group of applies, without compaction, and the next only once the interval has passed', async () => {
+    it('writes one after a group of applies, without compaction or a sync of its own, and the next only once the interval has passed', async () => {
       const { applier, journal, saves } = keyedSetup();
       const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER, 3_600_000);
       try {
         applyRegisters(applier, 2);
         scheduler.afterApply();
         await scheduler.settled();
-        expect(saves).toEqual([{ op: 2, compact: false }]);
+        expect(saves).toEqual([{ op: 2, compact: false, sync: false }]);
         applyRegisters(applier, 3);
         scheduler.afterApply();
         await scheduler.settled();
         expect(saves).toHaveLength(1);
-        // A scheduled snapshot is not held back, and runs the retention.
+        // A scheduled snapshot is not held back, is synced, and runs the retention.
         await scheduler.take();
         expect(saves).toEqual([
-          { op: 2, compact: false },
-          { op: 5, compact: true },
+          { op: 2, compact: false, sync: false },
+          { op: 5, compact: true, sync: true },
         ]);
       } finally {
         scheduler.close();

@@ -34,7 +34,9 @@ type SnapshotReason = 'scheduled' | 'checkpoint';
  * and `checkpointIntervalMs` has passed since it (and the capture's share of
  * the main thread stays under {@link CHECKPOINT_CPU_SHARE_MAX}), so the keyed
  * records and the client table reach the disk, with their "applied through"
- * op, within about that interval of the group commit that made them. A boot
+ * op, within about that interval of the group commit that made them. Its
+ * batch is not synced on its own: it joins the journal's next synced group
+ * write (LevelDB's one log), and costs no fsync. A boot
  * then replays only the journal written since: its time does not grow with
  * the state. A checkpoint writes only what changed since the previous one
  * (records), plus the small rest of the state; it is not logged line by
@@ -205,7 +207,11 @@ export class SnapshotScheduler {
     const started = performance.now();
     this.lastCaptureMs = started - captureStarted;
     const write = this.journal
-      .saveSnapshot(op, payload, checkpoint, { compact: reason !== 'checkpoint' })
+      .saveSnapshot(op, payload, checkpoint, {
+        compact: reason !== 'checkpoint',
+        // A checkpoint rides on the journal's next synced write (see SaveSnapshotOptions.sync).
+        sync: reason !== 'checkpoint',
+      })
       .then(
         () => {
           if (checkpoint) keyed.sealedWritten();

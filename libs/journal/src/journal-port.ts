@@ -135,4 +135,12 @@ export interface SaveSnapshotOptions {
    * keyed state, passes false: retention follows the scheduled snapshots.
    */
   readonly compact?: boolean;
+  /**
+   * Whether the write is synced before the promise resolves. Default true. A
+   * checkpoint passes false: its batch joins the journal's next synced group
+   * write (LevelDB appends both to its one log, and a synced write makes every
+   * earlier one durable), so it costs no fsync of its own. Lost to a power cut
+   * before that, it leaves the previous checkpoint, and the journal after it.
+   */
+  readonly sync?: boolean;
 }

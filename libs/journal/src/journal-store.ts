@@ -810,12 +810,16 @@ export class JournalStore implements Journal {
     if (keyed !== undefined && this.#meta.formatVersion !== FORMAT_VERSION) {
       throw new FormatUpgradeNeededError(this.dir, this.#meta.formatVersion, FORMAT_VERSION);
     }
+    const sync = options.sync !== false;
     if (keyed === undefined) {
-      await this.#track(this.#snapshots.save(op, payload));
+      await this.#track(this.#snapshots.save(op, payload, undefined, sync));
     } else {
       await this.#track(
-        this.#snapshots.save(op, payload, (batch, encoded) =>
-          this.#keyed.fill(batch, keyed, op, encoded),
+        this.#snapshots.save(
+          op,
+          payload,
+          (batch, encoded) => this.#keyed.fill(batch, keyed, op, encoded),
+          sync,
         ),
       );
       this.#keyed.written({ generation: keyed.generation, op });

@@ -24,22 +24,24 @@ export class SnapshotStore {
   ) {}
 
   /**
-   * One synced batch (the snapshot, and whatever `fill` adds to it first:
-   * the keyed records written with it), then deletes all but the newest
-   * `keptCount` snapshots (by op). The deletes need no sync: a crash before
-   * they reach the disk leaves only an extra old snapshot behind.
+   * One batch (the snapshot, and whatever `fill` adds to it first: the keyed
+   * records written with it), synced unless `sync` is false, then deletes all
+   * but the newest `keptCount` snapshots (by op). The deletes need no sync: a
+   * crash before they reach the disk leaves only an extra old snapshot
+   * behind, and LevelDB's one log keeps them after the batch.
    */
   async save(
     op: number,
     payload: Uint8Array,
     fill?: (batch: NativeChainedBatch, encoded: Buffer) => Promise<void>,
+    sync = true,
   ): Promise<void> {
     const batch = (this.db as unknown as { _chainedBatch(): NativeChainedBatch })._chainedBatch();
     try {
       const encoded = encodeSnapshot(op, payload);
       if (fill !== undefined) await fill(batch, encoded);
       batch._put(Buffer.from(this.level.prefixKey(encodeOpKey(op), 'buffer', false)), encoded);
-      await batch._write({ sync: true });
+      await batch._write({ sync });
     } finally {
       await batch.close();
     }
