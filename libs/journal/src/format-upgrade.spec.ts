@@ -239,11 +239,12 @@ describe('data directory format', () => {
   });
 
   it('given a snapshot and settings written among appends, then LevelDB places the later flushes of the journal without compacting', async () => {
-    // A snapshot and a settings write, then about five memtables (4 MiB each)
-    // of entries that do not compress. In format 1 the table holding the
-    // snapshot and meta keys spanned every journal key appended later, so each
-    // flush overlapped it, stayed in level 0, and was soon compacted into it.
-    store = await JournalStore.open(dir);
+    // A snapshot and a settings write, then about five memtables (4 MiB each,
+    // LevelDB's own size, set here: the store's default is larger) of entries
+    // that do not compress. In format 1 the table holding the snapshot and
+    // meta keys spanned every journal key appended later, so each flush
+    // overlapped it, stayed in level 0, and was soon compacted into it.
+    store = await JournalStore.open(dir, { leveldbWriteBufferBytes: 4 * 1024 * 1024 });
     const body = (): string => `{"pattern":"p","data":"${randomBytes(1024).toString('hex')}"}`;
     const appendRound = async (count: number): Promise<void> => {
       const first = store!.lastOp + 1;
