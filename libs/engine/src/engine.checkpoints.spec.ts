@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { randomClientId } from '@once/protocol';
-import { lastValueFrom } from 'rxjs';
 import { OnceNode } from './once-node';
-import { replaySaga } from './replay-saga';
 import { registerDraft } from './__fixtures__/entry-drafts.fixture';
 import { draftsFor, history, replyKey } from './__fixtures__/random-history.fixture';
-import { sampleModules } from './__fixtures__/sample-modules.fixture';
-import { submit, startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
+import {
+  replayDataDir,
+  submit,
+  startTestNode,
+  tempDataDir,
+} from './__fixtures__/test-node.fixture';
 
 /**
  * Checkpoints: with keyed state on disk, the node writes what changed with
@@ -143,30 +145,18 @@ describe('Engine checkpoints', () => {
           const liveState = live.engine.captureSnapshot();
 
           for (const ignoreSnapshots of [false, true]) {
-            const modules = sampleModules();
-            const node = await OnceNode.open({
-              dataDir: dir,
-              commands: modules.commands,
-              states: modules.states,
+            const replies: string[] = [];
+            const { state, snapshotOp } = await replayDataDir(dir, {
+              ignoreSnapshots,
               journal,
+              onOutcome: (outcome) => replies.push(replyKey(outcome)),
             });
-            try {
-              const replies: string[] = [];
-              const progress = await lastValueFrom(
-                replaySaga(node.journal, node.engine, {
-                  ignoreSnapshots,
-                  onOutcome: (outcome) => replies.push(replyKey(outcome)),
-                }),
-              );
-              if (ignoreSnapshots) expect(progress.snapshotOp).toBe(0);
-              else if (progress.snapshotOp > bootOp) bootsFromCheckpoint++;
-              expect(node.engine.captureSnapshot().equals(liveState)).toBe(true);
-              const from = Math.max(progress.snapshotOp, bootOp);
-              const after = (key: string) => Number(key.split(':')[0]) > from;
-              expect(replies.filter(after)).toEqual(liveReplies.filter(after));
-            } finally {
-              await node.stop({ snapshot: false });
-            }
+            if (ignoreSnapshots) expect(snapshotOp).toBe(0);
+            else if (snapshotOp > bootOp) bootsFromCheckpoint++;
+            expect(state.equals(liveState)).toBe(true);
+            const from = Math.max(snapshotOp, bootOp);
+            const after = (key: string) => Number(key.split(':')[0]) > from;
+            expect(replies.filter(after)).toEqual(liveReplies.filter(after));
           }
         } finally {
           await cleanup();

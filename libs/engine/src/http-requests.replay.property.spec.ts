@@ -1,13 +1,9 @@
 import fc from 'fast-check';
-import { lastValueFrom } from 'rxjs';
 import { type ApplyOutcome } from './apply-outcome';
 import { type HttpRequestDraft, type HttpResponseRecord } from './http/http-request';
 import { httpRequestEntryDraft } from './http/http-request-body';
-import { OnceNode } from './once-node';
-import { replaySaga } from './replay-saga';
 import { bootDraft } from './__fixtures__/entry-drafts.fixture';
-import { sampleModules } from './__fixtures__/sample-modules.fixture';
-import { startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
+import { replayDataDir, startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
 
 /**
  * The replay property of HTTP requests on a real journal: random chunks of
@@ -97,28 +93,16 @@ async function replayOnly(
   afterOp: number,
   keyedCacheEntries: number | undefined,
 ): Promise<{ state: Buffer; outcomes: string[]; snapshotOp: number }> {
-  const modules = sampleModules();
-  const node = await OnceNode.open({
-    dataDir: dir,
-    commands: modules.commands,
-    states: modules.states,
+  const outcomes: string[] = [];
+  const { state, snapshotOp } = await replayDataDir(dir, {
+    ignoreSnapshots,
     journal,
     keyedCacheEntries,
+    onOutcome: (outcome) => {
+      if (outcome.entry.op > afterOp) outcomes.push(outcomeKey(outcome));
+    },
   });
-  try {
-    const outcomes: string[] = [];
-    const progress = await lastValueFrom(
-      replaySaga(node.journal, node.engine, {
-        ignoreSnapshots,
-        onOutcome: (outcome) => {
-          if (outcome.entry.op > afterOp) outcomes.push(outcomeKey(outcome));
-        },
-      }),
-    );
-    return { state: node.engine.captureSnapshot(), outcomes, snapshotOp: progress.snapshotOp };
-  } finally {
-    await node.stop({ snapshot: false });
-  }
+  return { state, outcomes, snapshotOp };
 }
 
 /**

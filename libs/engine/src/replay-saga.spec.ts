@@ -1,10 +1,6 @@
 import fc from 'fast-check';
 import { draftsFor, history, replyKey } from './__fixtures__/random-history.fixture';
-import { startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
-import { lastValueFrom } from 'rxjs';
-import { OnceNode } from './once-node';
-import { replaySaga } from './replay-saga';
-import { sampleModules } from './__fixtures__/sample-modules.fixture';
+import { replayDataDir, startTestNode, tempDataDir } from './__fixtures__/test-node.fixture';
 
 /**
  * The replay property: a random history applied live, then replayed from the
@@ -26,30 +22,18 @@ async function replayOnly(
   watch: boolean,
   bootOp: number,
 ): Promise<{ state: Buffer; replies: string[]; snapshotOp: number }> {
-  const modules = sampleModules();
-  const node = await OnceNode.open({
-    dataDir: dir,
-    commands: modules.commands,
-    states: modules.states,
+  const replies: string[] = [];
+  const { state, snapshotOp } = await replayDataDir(dir, {
+    ignoreSnapshots,
     journal,
+    onOutcome: watch ? (outcome) => replies.push(replyKey(outcome)) : undefined,
   });
-  try {
-    const replies: string[] = [];
-    const progress = await lastValueFrom(
-      replaySaga(node.journal, node.engine, {
-        ignoreSnapshots,
-        onOutcome: watch ? (outcome) => replies.push(replyKey(outcome)) : undefined,
-      }),
-    );
-    // Ops up to `bootOp` (the MANIFEST and BOOT entries) were journaled before anyone listened live.
-    return {
-      state: node.engine.captureSnapshot(),
-      replies: replies.filter((key) => Number(key.split(':')[0]) > bootOp),
-      snapshotOp: progress.snapshotOp,
-    };
-  } finally {
-    await node.stop({ snapshot: false });
-  }
+  // Ops up to `bootOp` (the MANIFEST and BOOT entries) were journaled before anyone listened live.
+  return {
+    state,
+    replies: replies.filter((key) => Number(key.split(':')[0]) > bootOp),
+    snapshotOp,
+  };
 }
 
 describe('replay saga', () => {

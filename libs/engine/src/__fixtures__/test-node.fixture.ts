@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { type EntryDraft } from '@once/journal/internal';
 import { type ApplyOutcome } from '../apply-outcome';
 import { type Engine } from '../engine';
+import { lastValueFrom } from 'rxjs';
 import { OnceNode, type OnceNodeOptions } from '../once-node';
+import { replaySaga } from '../replay-saga';
 import { verifyReplay } from '../replay-verification';
 import { type SampleModules, sampleModules } from './sample-modules.fixture';
 
@@ -68,6 +70,42 @@ export async function verifyDataDir(dir: string) {
   try {
     const result = await verifyReplay(node.journal, node.engine);
     return { ...result, firstOp: node.journal.firstOp, state: node.engine.captureSnapshot() };
+  } finally {
+    await node.stop({ snapshot: false });
+  }
+}
+
+/**
+ * Replays `dir`'s journal into a fresh node with the sample modules, as a
+ * boot does but settling nothing on top (no BOOT entry): from its newest
+ * snapshot, or from op 1 with `ignoreSnapshots`. Returns the state reached
+ * and the op replay started after; `onOutcome` hears every entry applied.
+ */
+export async function replayDataDir(
+  dir: string,
+  options: {
+    readonly ignoreSnapshots: boolean;
+    readonly journal?: OnceNodeOptions['journal'];
+    readonly keyedCacheEntries?: number;
+    readonly onOutcome?: (outcome: ApplyOutcome) => void;
+  },
+): Promise<{ state: Buffer; snapshotOp: number }> {
+  const modules = sampleModules();
+  const node = await OnceNode.open({
+    dataDir: dir,
+    commands: modules.commands,
+    states: modules.states,
+    journal: options.journal,
+    keyedCacheEntries: options.keyedCacheEntries,
+  });
+  try {
+    const progress = await lastValueFrom(
+      replaySaga(node.journal, node.engine, {
+        ignoreSnapshots: options.ignoreSnapshots,
+        onOutcome: options.onOutcome,
+      }),
+    );
+    return { state: node.engine.captureSnapshot(), snapshotOp: progress.snapshotOp };
   } finally {
     await node.stop({ snapshot: false });
   }
