@@ -11,6 +11,14 @@ export interface OnceServiceOptions {
   readonly adminPassword: string;
   /** ONCE_SNAPSHOT_EVERY_OPS; the service's default when absent. */
   readonly snapshotEveryOps?: number;
+  /**
+   * ONCE_CHECKPOINT_INTERVAL_MS (the reference service's ledger is keyed
+   * state, so it writes checkpoints). Default: 0 (none) when
+   * `snapshotEveryOps` is given, so that a run with snapshots off or at a
+   * set interval measures the journal and those snapshots alone, as it
+   * always did; the service's default otherwise (the module-state series).
+   */
+  readonly checkpointIntervalMs?: number;
   /** ONCE_PORT. Default 0: any free port. */
   readonly port?: number;
   /**
@@ -89,6 +97,10 @@ export class OnceService {
         ONCE_ADMIN_PASSWORD: options.adminPassword,
         ...(options.snapshotEveryOps !== undefined && {
           ONCE_SNAPSHOT_EVERY_OPS: String(options.snapshotEveryOps),
+        }),
+        ...((options.checkpointIntervalMs !== undefined ||
+          options.snapshotEveryOps !== undefined) && {
+          ONCE_CHECKPOINT_INTERVAL_MS: String(options.checkpointIntervalMs ?? 0),
         }),
         ...(options.httpPort !== undefined && { ONCE_HTTP_PORT: String(options.httpPort) }),
         // The bench reads the service's text log lines.
