@@ -1,4 +1,5 @@
 import {
+  type ClientEntry,
   ClientTable,
   type ClientTableHeader,
   decodeEntryRecord,
@@ -64,12 +65,7 @@ export class SessionRecords {
       table.takeChanges();
       // The records hold no session yet (genesis, or a snapshot that held the table whole).
       for (const entry of table.entries()) {
-        this.keyed.setJson(
-          SESSIONS_MAP,
-          entry.client,
-          JSON.stringify(encodeEntryRecord(entry)),
-          true,
-        );
+        this.keyed.setJson(SESSIONS_MAP, entry.client, recordJson(entry), true);
       }
       this.current = true;
     } else {
@@ -79,7 +75,7 @@ export class SessionRecords {
         this.keyed.setJson(
           SESSIONS_MAP,
           client,
-          entry === undefined ? undefined : JSON.stringify(encodeEntryRecord(entry)),
+          entry === undefined ? undefined : recordJson(entry),
           !existed,
         );
       }
@@ -97,6 +93,11 @@ export class SessionRecords {
     for await (const row of this.keyed.recordsOnDisk(SESSIONS_MAP)) rows.push(row);
     return { rows };
   }
+}
+
+/** A session's record as the keyed store keeps it: its JSON text. */
+function recordJson(entry: ClientEntry): string {
+  return JSON.stringify(encodeEntryRecord(entry));
 }
 
 /** The session records read from disk for a restore (see {@link SessionRecords.read}). */
