@@ -84,7 +84,7 @@ export async function readKeyedDataDir(dataDir: string): Promise<KeyedDataDir> {
       }
       const full = key.subarray(4).toString('utf8');
       const json = value.toString('utf8');
-      const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
+      const [hashA, hashB] = hashRecord(full, json);
       digestA = (digestA ^ hashA) >>> 0;
       digestB = (digestB ^ hashB) >>> 0;
       const separator = full.indexOf('\u0000');

@@ -70,9 +70,34 @@ describe('JournalStore keyed records', () => {
     await store.close();
     store = await openWithEntries(2);
     expect(store.keyed.head()).toEqual({ generation: 1, op: 2 });
-    expect(store.keyed.get(1, Buffer.from('m\u0000k'))?.toString()).toBe('"v"');
-    expect(store.keyed.get(2, Buffer.from('m\u0000k'))).toBeUndefined();
+    expect(store.keyed.get(1, 'm\u0000k')).toBe('"v"');
+    expect(store.keyed.get(2, 'm\u0000k')).toBeUndefined();
     await store.close();
+  });
+
+  it('reads back keys of any length and script, each under its own generation', async () => {
+    const short = 'm\u0000k';
+    const wide = `m\u0000${'\u{1F600}é'.repeat(50)}`;
+    // Longer than any buffer a read may reuse for its key.
+    const long = `m\u0000${'é'.repeat(5000)}`;
+    const store = await openWithEntries(3);
+    try {
+      const changes = [short, wide, long].map(
+        (key, i) => [Buffer.from(key), Buffer.from(`${i}`)] as const,
+      );
+      await store.saveSnapshot(2, Buffer.from('state at 2'), {
+        generation: 1,
+        changes: changes[Symbol.iterator](),
+      });
+      await store.saveSnapshot(3, Buffer.from('state at 3'), checkpointOf(2, short, '"two"'));
+      expect([short, wide, long].map((key) => store.keyed.get(1, key))).toEqual(['0', '1', '2']);
+      expect(store.keyed.get(2, short)).toBe('"two"');
+      expect(store.keyed.get(2, long)).toBeUndefined();
+      expect(store.keyed.get(1, short)).toBe('0');
+      expect(store.keyed.get(1, `${long}x`)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
   });
 
   it('when the snapshot the records belong to is damaged, then its copy kept with the records is listed instead, and the damage is told', async () => {

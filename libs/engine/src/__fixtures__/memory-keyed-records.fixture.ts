@@ -31,8 +31,8 @@ export class MemoryKeyedRecords implements KeyedRecordReader {
     return this.headValue;
   }
 
-  get(generation: number, key: Buffer): Buffer | undefined {
-    return this.rows.get(rowKey(generation, key));
+  get(generation: number, key: string): string | undefined {
+    return this.rows.get(rowKey(generation, Buffer.from(key, 'utf8')))?.toString('utf8');
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await

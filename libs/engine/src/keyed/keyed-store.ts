@@ -175,7 +175,7 @@ export class KeyedStore {
     let change: Change = null;
     if (json !== undefined) {
       if (old !== undefined && old.json === json) return;
-      const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
+      const [hashA, hashB] = hashRecord(full, json);
       change = { value: undefined, json, hashA, hashB };
       this.digestA ^= hashA;
       this.digestB ^= hashB;
@@ -291,15 +291,14 @@ export class KeyedStore {
     if (cached !== undefined) return cached ?? undefined;
     const reader = this.reader;
     if (reader === undefined || reader.head()?.generation !== this.generation) return undefined;
-    const bytes = reader.get(this.generation, Buffer.from(full, 'utf8'));
-    if (bytes === undefined) {
+    const json = reader.get(this.generation, full);
+    if (json === undefined) {
       // Known absent: the write that usually follows a miss (a new account, a
       // new Idempotency-Key) does not read LevelDB a second time.
       this.cache.set(full, null);
       return undefined;
     }
-    const json = bytes.toString('utf8');
-    const [hashA, hashB] = hashRecord(`${full}\u0001${json}`);
+    const [hashA, hashB] = hashRecord(full, json);
     // Parsed on first get: a write reads the old record for its hash only.
     const record: StoredRecord = { value: undefined, json, hashA, hashB };
     this.remember(full, record);

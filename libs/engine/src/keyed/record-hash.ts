@@ -1,17 +1,33 @@
 /**
- * A 64-bit hash of a string, as two 32-bit lanes (FNV-1a, and a
- * multiply-rotate lane with another seed), for the keyed-state digest.
+ * A 64-bit hash of one keyed record, as two 32-bit lanes (FNV-1a, and a
+ * multiply-rotate lane with another seed), for the keyed-state digest: the
+ * hash of the text `key`, U+0001, `json`, walked in place (no joined string
+ * is built on the apply path).
  *
  * Why not a cryptographic hash: the digest is updated on every keyed write,
  * on the apply path, and guards against accidents (a nondeterministic
  * handler, a lost write), not against an adversary; a native hash call per
  * write costs more than the write. Two lanes make a chance match 2^-64.
+ *
+ * The lanes are signed 32-bit integers: V8 keeps those inline in an object's
+ * fields, where an unsigned one above 2^31 is a separate heap number (one
+ * more object per cached record for the collector). The digest's text
+ * reads them as unsigned ({@link digestHex}); XOR does not care.
  */
-export function hashRecord(text: string): readonly [number, number] {
+export function hashRecord(key: string, json: string): readonly [number, number] {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
+  for (let i = 0; i < key.length; i++) {
+    const unit = key.charCodeAt(i);
+    a = Math.imul(a ^ unit, 0x01000193);
+    b = Math.imul(b ^ unit, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a = Math.imul(a ^ RECORD_SEPARATOR, 0x01000193);
+  b = Math.imul(b ^ RECORD_SEPARATOR, 0x5bd1e995);
+  b ^= b >>> 15;
+  for (let i = 0; i < json.length; i++) {
+    const unit = json.charCodeAt(i);
     a = Math.imul(a ^ unit, 0x01000193);
     b = Math.imul(b ^ unit, 0x5bd1e995);
     b ^= b >>> 15;
@@ -21,5 +37,8 @@ export function hashRecord(text: string): readonly [number, number] {
   a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
   b = Math.imul(b ^ (b >>> 16), 0x85ebca6b);
   b = Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
-  return [(a ^ (a >>> 16)) >>> 0, (b ^ (b >>> 16)) >>> 0];
+  return [a ^ (a >>> 16), b ^ (b >>> 16)];
 }
+
+/** Between a record's key and its JSON in the hashed text (U+0001). */
+const RECORD_SEPARATOR = 0x0001;

@@ -15,7 +15,7 @@ export async function markerOfRecords(
   const counts = new Map<string, number>();
   for await (const [key, value] of records) {
     const full = key.toString('utf8');
-    const [hashA, hashB] = hashRecord(`${full}\u0001${value.toString('utf8')}`);
+    const [hashA, hashB] = hashRecord(full, value.toString('utf8'));
     digestA ^= hashA;
     digestB ^= hashB;
     const map = full.slice(0, full.indexOf('\u0000'));
