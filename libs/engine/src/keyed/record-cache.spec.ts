@@ -22,8 +22,8 @@ describe('RecordCache', () => {
     expect(cache.get('hot')).toBe('h');
   });
 
-  it('adopts a map of entries just written as its young generation, and ages it out like any other', () => {
-    const cache = new RecordCache<number>(4);
+  it('adopts a map of entries just written, and ages it out like any other', () => {
+    const cache = new RecordCache<number>(8);
     cache.set('before', 0);
     cache.adopt(
       new Map([
@@ -41,6 +41,28 @@ describe('RecordCache', () => {
     expect(new RecordCache<number>(0).get('x')).toBeUndefined();
   });
 
+  it('adds small maps entry by entry: checkpoint after checkpoint, the records written stay while the bound allows', () => {
+    const cache = new RecordCache<number>(100);
+    for (let checkpoint = 0; checkpoint < 10; checkpoint++) {
+      cache.adopt(new Map([0, 1, 2].map((i) => [`c${checkpoint}-${i}`, checkpoint])));
+    }
+    for (let checkpoint = 0; checkpoint < 10; checkpoint++) {
+      expect(cache.get(`c${checkpoint}-0`)).toBe(checkpoint);
+    }
+    expect(cache.size).toBeLessThanOrEqual(100);
+  });
+
+  it('takes a large map whole as its young generation, without a walk', () => {
+    const cache = new RecordCache<number>(1000);
+    cache.set('before', 0);
+    const large = new Map(Array.from({ length: 20_000 }, (_, i) => [`w${i}`, i] as const));
+    cache.adopt(large);
+    expect(cache.get('w19999')).toBe(19_999);
+    expect(cache.get('before')).toBe(0);
+    // The large map is the young generation itself: the next insertion ages it.
+    expect(cache.size).toBe(20_000 + 1);
+  });
+
   it('keeps nothing with a bound of 0, and forgets deleted and cleared entries', () => {
     const none = new RecordCache<number>(0);
     none.set('a', 1);
@@ -55,7 +77,10 @@ describe('RecordCache', () => {
   });
 
   it('property: whatever it answers is the latest value set for that key, and it holds at most its bound', () => {
-    const step = fc.tuple(fc.constantFrom('set', 'get', 'delete'), fc.integer({ min: 0, max: 12 }));
+    const step = fc.tuple(
+      fc.constantFrom('set', 'get', 'delete', 'adopt'),
+      fc.integer({ min: 0, max: 12 }),
+    );
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 6 }),
@@ -69,6 +94,11 @@ describe('RecordCache', () => {
             if (action === 'set') {
               cache.set(key, ++version);
               latest.set(key, version);
+            } else if (action === 'adopt') {
+              // A checkpoint's records: this key and the next one.
+              const written = new Map([key, `k${n + 1}`].map((k) => [k, ++version] as const));
+              cache.adopt(written);
+              for (const [k, v] of written) latest.set(k, v);
             } else if (action === 'delete') {
               cache.delete(key);
               latest.delete(key);

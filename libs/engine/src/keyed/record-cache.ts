@@ -13,6 +13,12 @@
  * At a million records with a cache of 262,144 that held the main thread
  * for seconds; here nothing is ever deleted from the head.
  */
+/**
+ * Entries of the largest map {@link RecordCache.adopt} adds one by one: about
+ * a millisecond of `Map.set`s.
+ */
+const ADOPT_BY_ENTRY_MAX = 16_384;
+
 export class RecordCache<V> {
   private young = new Map<string, V>();
   private old = new Map<string, V>();
@@ -42,12 +48,22 @@ export class RecordCache<V> {
   }
 
   /**
-   * Takes `entries` whole as the young generation (the current young one
-   * becomes the old one): entries just written, handed over without a walk
-   * over them. The map is the cache's from now on.
+   * Takes `entries` (records just written) into the cache. The map is the
+   * cache's from now on.
+   *
+   * A large one (a snapshot's hundreds of thousands of changes) becomes the
+   * young generation whole, the current young one the old one: no walk over
+   * it on the main thread. A small one (a checkpoint's, every
+   * few hundred milliseconds) is added entry by entry: taken whole, each
+   * would drop the old generation, and the cache would hold little more
+   * than the last two checkpoints' records however large its bound.
    */
   adopt(entries: Map<string, V>): void {
     if (this.entriesMax === 0) return;
+    if (entries.size <= ADOPT_BY_ENTRY_MAX) {
+      for (const [key, value] of entries) this.set(key, value);
+      return;
+    }
     this.old = this.young;
     this.young = entries;
   }
