@@ -10,6 +10,7 @@ import { type LoadReport } from './load-report';
 import { runLoad } from './load-runner';
 import { type ModuleStateFillReport } from './module-state-fill';
 import { OnceService, type ReplayReport, type SnapshotWrite } from './once-service';
+import { waitForIdle } from './process-cpu';
 import { type ProcessIo, readProcessIo } from './process-io';
 import { type ScalingPlan } from './scaling-plan';
 import { median } from './stats';
@@ -38,6 +39,15 @@ export interface ModuleStateRestart {
   readonly replay: ReplayReport;
 }
 
+/** One round's figures of one size. */
+export interface ModuleStateRound {
+  /** Closed loop: OK answers per second. */
+  readonly rps: number;
+  /** Open loop at half the size's median closed-loop throughput. */
+  readonly halfPeakP50Ms: number;
+  readonly halfPeakP99Ms: number;
+}
+
 /** One size of the module-state series. */
 export interface ModuleStatePoint {
   /** Ledger accounts opened (each a keyed record). */
@@ -45,11 +55,17 @@ export interface ModuleStatePoint {
   /** ONCE_KEYED_CACHE_ENTRIES given to the service; null: its default. */
   readonly keyedCacheEntries: number | null;
   readonly fill: ModuleStateFillReport;
-  /** Closed loop: deposits into random accounts. */
+  /**
+   * Each round's figures, in round order: round r of every size ran in the
+   * same stretch of time, so a ratio to another size is taken round by
+   * round (see `scaling-figures.ts`).
+   */
+  readonly rounds: readonly ModuleStateRound[];
+  /** Closed loop: deposits into random accounts; the round of median throughput. */
   readonly closed: LoadReport;
-  /** Open loop at half the closed loop's throughput, same deposits. */
+  /** Open loop at half the median closed-loop throughput, same deposits; the round of median p99. */
   readonly halfPeak: LoadReport;
-  /** Event-loop delays per phase, scraped from the service's /metrics. */
+  /** Event-loop delays per phase, scraped from the service's /metrics; the round with the longest. */
   readonly stalls: {
     readonly fill: EventLoopScrape;
     readonly closed: EventLoopScrape;
@@ -66,8 +82,14 @@ export interface ModuleStatePoint {
     readonly closed: number;
     readonly halfPeak: number;
   };
+  /**
+   * Measurements started before every service was idle (the wait for it
+   * timed out): another service's background work may be in them.
+   */
+  readonly measuredBusy: number;
   /** Snapshots the service wrote during the whole run (fill and load). */
   readonly snapshots: readonly SnapshotWrite[];
+  /** Over every closed-loop round. */
   readonly disk: ModuleStateDisk;
   /** The journal's end when the service was killed. */
   readonly journalOps: number;
@@ -79,21 +101,53 @@ const FILL_OPS_PER_SECOND_FLOOR = 1000;
 /** Connecting and REGISTERing the fill's clients on a busy machine. */
 const FILL_SETUP_ALLOWANCE_MS = 600_000;
 
+/** One size's service, filled, while the rounds run. */
+interface Stand {
+  readonly entities: number;
+  readonly root: string;
+  readonly dataDir: string;
+  readonly env: Record<string, string>;
+  readonly service: OnceService;
+  readonly metricsPort: number;
+  readonly fill: ModuleStateFillReport;
+  readonly fillStall: EventLoopScrape;
+  readonly fillControlMs: number;
+  readonly closed: Measured[];
+  readonly halfPeak: Measured[];
+  readonly ios: Array<Pick<ModuleStateDisk, 'writeBytes' | 'cancelledWriteBytes'>>;
+  readonly leveldb: Array<Pick<ModuleStateDisk, 'leveldbFlushedBytes' | 'leveldbCompactionBytes'>>;
+  measuredBusy: number;
+}
+
+/** One load of one round, with the service's and the bench's stalls over it. */
+interface Measured {
+  readonly report: LoadReport;
+  readonly stall: EventLoopScrape;
+  readonly controlMs: number;
+}
+
 /**
  * Module state against its size: for each size N of the plan, one reference
  * service on a fresh data directory, every setting at its default
- * (snapshots every ONCE_SNAPSHOT_EVERY_OPS, fsync on; the keyed cache at its
- * default, or `keyedCacheEntries`) but the operations listener, on:
+ * (snapshots every ONCE_SNAPSHOT_EVERY_OPS, checkpoints, fsync on; the keyed
+ * cache at its default, or `keyedCacheEntries`) but the operations listener:
  * 1. N `ledger.open` through the SDK (module-state-fill: many clients, each
- *    pipelining), so the ledger holds N accounts, each a keyed record;
- * 2. a closed loop of `ledger.deposit` into random accounts (the bench's
- *    connections × depth), its throughput; then an open loop at half that,
- *    its latency;
- * 3. the service's event-loop delays scraped from /metrics between phases
+ *    pipelining), so the ledger holds N accounts, each a keyed record; every
+ *    size's service is filled first, and stays up;
+ * 2. `moduleStateRounds` rounds of a closed loop of `ledger.deposit` into
+ *    random accounts (the bench's connections × depth) against each size in
+ *    turn (the order reversed every other round), its throughput; then as
+ *    many rounds of an open loop at half the size's median throughput, its
+ *    latency. Each load starts once every service is idle (no compaction of
+ *    another's left running). Interleaved rounds put every size's round r
+ *    in the same stretch of time: a machine shared with other work drifts
+ *    by more than the sizes differ, and a ratio taken round by round, then
+ *    its median, does not see the drift;
+ * 3. the service's event-loop delays scraped from /metrics around each load
  *    (each scrape starts a new window), its storage writes from
- *    /proc/<pid>/io and LevelDB's info log around the closed loop;
+ *    /proc/<pid>/io and LevelDB's info log around each closed loop;
  * 4. SIGKILL, and `restartRepeats` restarts timed to ready: the boot restores
- *    the newest snapshot and replays the journal after it; the records stay
+ *    the newest checkpoint and replays the journal after it; the records stay
  *    on disk, so the state's size should not show.
  * The same load against every N is what makes the rows comparable: a curve
  * that bends is what the state's size costs.
@@ -102,25 +156,69 @@ export async function measureModuleStates(
   context: BenchContext,
   plan: ScalingPlan,
 ): Promise<ModuleStatePoint[]> {
-  const points: ModuleStatePoint[] = [];
-  for (const entities of plan.moduleStates) {
-    points.push(await measureModuleState(context, plan, entities));
+  const { options, log } = context;
+  const control = new EventLoopStalls();
+  control.start();
+  const stands: Stand[] = [];
+  const points: Array<Omit<ModuleStatePoint, 'restart'>> = [];
+  try {
+    for (const entities of plan.moduleStates) {
+      stands.push(await fillStand(context, plan, entities, control));
+    }
+    const pids = stands.map((stand) => stand.service.pid);
+    for (let round = 0; round < plan.moduleStateRounds; round++) {
+      for (const stand of inRoundOrder(stands, round)) {
+        await measureOne(context, stand, pids, control, { kind: 'closed' });
+      }
+    }
+    for (const stand of stands) {
+      const rps = medianBy(stand.closed, (measured) => -measured.report.requestsPerSecond);
+      log(
+        `  ${stand.entities} accounts, deposits into random accounts, ${options.connections} × ${options.depth}: ${describeRounds(
+          stand.closed.map((m) => m.report.requestsPerSecond),
+          'req/s',
+        )}; median ${Math.round(rps.report.requestsPerSecond)} req/s`,
+      );
+    }
+    for (let round = 0; round < plan.moduleStateRounds; round++) {
+      for (const stand of inRoundOrder(stands, round)) {
+        const rps = medianBy(stand.closed, (measured) => -measured.report.requestsPerSecond);
+        await measureOne(context, stand, pids, control, {
+          kind: 'open',
+          ratePerSecond: rps.report.requestsPerSecond / 2,
+        });
+      }
+    }
+    for (const stand of stands) {
+      points.push(await pointOf(stand));
+    }
+  } finally {
+    control.stop();
+    for (const stand of stands) await stand.service.crash();
   }
-  return points;
+  const measured: ModuleStatePoint[] = [];
+  for (const [index, stand] of stands.entries()) {
+    const point = points[index];
+    const dataDirBytes = await directoryBytes(stand.dataDir);
+    const restart = await measureRestarts(context, plan, stand, point.journalOps);
+    measured.push({ ...point, disk: { ...point.disk, dataDirBytes }, restart });
+    await rm(stand.root, { recursive: true, force: true });
+  }
+  return measured;
 }
 
-async function measureModuleState(
+async function fillStand(
   context: BenchContext,
   plan: ScalingPlan,
   entities: number,
-): Promise<ModuleStatePoint> {
+  control: EventLoopStalls,
+): Promise<Stand> {
   const { options, log } = context;
   const root = join(context.workDir, `module-state-${entities}`);
   const dataDir = join(root, 'data');
-  const leveldb = join(dataDir, 'leveldb');
-  const keyedCacheEntries = plan.keyedCacheEntries ?? null;
+  const keyedCacheEntries = plan.keyedCacheEntries;
   const env: Record<string, string> =
-    keyedCacheEntries === null ? {} : { ONCE_KEYED_CACHE_ENTRIES: String(keyedCacheEntries) };
+    keyedCacheEntries === undefined ? {} : { ONCE_KEYED_CACHE_ENTRIES: String(keyedCacheEntries) };
   const metricsPort = await freePort();
   const service = await OnceService.start({
     build: context.build,
@@ -128,19 +226,17 @@ async function measureModuleState(
     adminPassword: context.adminPassword,
     env: { ...env, ONCE_METRICS_PORT: String(metricsPort) },
   });
-  const accounts = ['--accounts', String(entities)];
-  const control = new EventLoopStalls();
-  let point: Omit<ModuleStatePoint, 'restart'>;
   try {
     await scrapeEventLoop(metricsPort);
-    control.start();
+    control.takeWindow();
     const fill = await runBenchChild<ModuleStateFillReport>(
       context.build,
       'module-state-fill',
       [
         '--port',
         String(service.port),
-        ...accounts,
+        '--accounts',
+        String(entities),
         '--clients',
         String(plan.moduleStateFillClients),
         '--depth',
@@ -152,66 +248,134 @@ async function measureModuleState(
       },
     );
     const fillStall = await scrapeEventLoop(metricsPort);
-    const fillControl = control.takeWindow().maxMs;
+    const fillControlMs = control.takeWindow().maxMs;
     log(
-      `  ${entities} accounts opened through the SDK at ${Math.round(fill.requestsPerSecond)} req/s (${fill.clients} clients × ${fill.depth}); longest stall ${fillStall.maxMs.toFixed(1)} ms, ${fillStall.maxOnCpuMs.toFixed(1)} ms on CPU (the bench's own, idle: ${fillControl.toFixed(1)} ms)`,
+      `  ${entities} accounts opened through the SDK at ${Math.round(fill.requestsPerSecond)} req/s (${fill.clients} clients × ${fill.depth}); longest stall ${fillStall.maxMs.toFixed(1)} ms, ${fillStall.maxOnCpuMs.toFixed(1)} ms on CPU (the bench's own, idle: ${fillControlMs.toFixed(1)} ms)`,
     );
-
-    const ioBefore = await readProcessIo(service.pid);
-    const leveldbBefore = await readLevelDbActivity(leveldb);
-    const closed = await runLoad('once', service.port, { kind: 'closed' }, context, accounts);
-    const ioAfter = await readProcessIo(service.pid);
-    const leveldbAfter = await readLevelDbActivity(leveldb);
-    const closedStall = await scrapeEventLoop(metricsPort);
-    const closedControl = control.takeWindow().maxMs;
-    log(
-      `  deposits into random accounts, ${options.connections} × ${options.depth}: ${Math.round(closed.requestsPerSecond)} req/s; longest stall ${closedStall.maxMs.toFixed(1)} ms, ${closedStall.maxOnCpuMs.toFixed(1)} on CPU (idle bench: ${closedControl.toFixed(1)} ms)`,
-    );
-
-    const halfPeak = await runLoad(
-      'once',
-      service.port,
-      { kind: 'open', ratePerSecond: closed.requestsPerSecond / 2 },
-      context,
-      accounts,
-    );
-    const halfPeakStall = await scrapeEventLoop(metricsPort);
-    const halfPeakControl = control.takeWindow().maxMs;
-    log(
-      `  open loop at ${Math.round(closed.requestsPerSecond / 2)} req/s: ${describeLatency(halfPeak.latency)}; longest stall ${halfPeakStall.maxMs.toFixed(1)} ms, ${halfPeakStall.maxOnCpuMs.toFixed(1)} on CPU (idle bench: ${halfPeakControl.toFixed(1)} ms)`,
-    );
-    const journalOps = await service.commitOp();
-    point = {
+    return {
       entities,
-      keyedCacheEntries,
+      root,
+      dataDir,
+      env,
+      service,
+      metricsPort,
       fill,
-      closed,
-      halfPeak,
-      stalls: { fill: fillStall, closed: closedStall, halfPeak: halfPeakStall },
-      controlStallMs: { fill: fillControl, closed: closedControl, halfPeak: halfPeakControl },
-      snapshots: service.snapshotWrites,
-      disk: {
-        requests: closed.completed,
-        ...ioDelta(ioBefore, ioAfter),
-        ...leveldbDelta(leveldbBefore, leveldbAfter),
-        dataDirBytes: 0,
-      },
-      journalOps,
+      fillStall,
+      fillControlMs,
+      closed: [],
+      halfPeak: [],
+      ios: [],
+      leveldb: [],
+      measuredBusy: 0,
     };
-  } finally {
-    control.stop();
+  } catch (error) {
     await service.crash();
+    throw error;
   }
-  point = { ...point, disk: { ...point.disk, dataDirBytes: await directoryBytes(dataDir) } };
+}
 
+/** One load against `stand` once every service is idle, recorded in its rounds. */
+async function measureOne(
+  context: BenchContext,
+  stand: Stand,
+  pids: ReadonlyArray<number | undefined>,
+  control: EventLoopStalls,
+  mode: { kind: 'closed' } | { kind: 'open'; ratePerSecond: number },
+): Promise<void> {
+  const idle = await waitForIdle(pids);
+  if (!idle.idle) {
+    stand.measuredBusy++;
+    context.log(
+      `  (the services were not idle after ${Math.round(idle.waitedMs / 1000)} s: measuring ${stand.entities} accounts anyway)`,
+    );
+  }
+  const leveldbDir = join(stand.dataDir, 'leveldb');
+  await scrapeEventLoop(stand.metricsPort);
+  control.takeWindow();
+  const ioBefore = mode.kind === 'closed' ? await readProcessIo(stand.service.pid) : undefined;
+  const leveldbBefore = mode.kind === 'closed' ? await readLevelDbActivity(leveldbDir) : undefined;
+  const report = await runLoad('once', stand.service.port, mode, context, [
+    '--accounts',
+    String(stand.entities),
+  ]);
+  if (mode.kind === 'closed') {
+    stand.ios.push(ioDelta(ioBefore, await readProcessIo(stand.service.pid)));
+    stand.leveldb.push(leveldbDelta(leveldbBefore!, await readLevelDbActivity(leveldbDir)));
+  }
+  const stall = await scrapeEventLoop(stand.metricsPort);
+  const controlMs = control.takeWindow().maxMs;
+  (mode.kind === 'closed' ? stand.closed : stand.halfPeak).push({ report, stall, controlMs });
+  if (mode.kind === 'open') {
+    context.log(
+      `  ${stand.entities} accounts, open loop at ${Math.round(mode.ratePerSecond)} req/s: ${describeLatency(report.latency)}; longest stall ${stall.maxMs.toFixed(1)} ms, ${stall.maxOnCpuMs.toFixed(1)} on CPU (idle bench: ${controlMs.toFixed(1)} ms)`,
+    );
+  }
+}
+
+/** A size's figures from its rounds, and the journal's end now. */
+async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>> {
+  const keyedCacheEntries =
+    stand.env.ONCE_KEYED_CACHE_ENTRIES === undefined
+      ? null
+      : Number(stand.env.ONCE_KEYED_CACHE_ENTRIES);
+  const rounds = stand.closed.map((closed, round) => ({
+    rps: closed.report.requestsPerSecond,
+    halfPeakP50Ms: stand.halfPeak[round].report.latency.p50Ms,
+    halfPeakP99Ms: stand.halfPeak[round].report.latency.p99Ms,
+  }));
+  const longest = (all: readonly Measured[]) =>
+    all.reduce((a, b) => (b.stall.maxMs > a.stall.maxMs ? b : a));
+  const sum = (values: ReadonlyArray<number | undefined>) =>
+    values.some((value) => value === undefined)
+      ? undefined
+      : values.reduce<number>((a, b) => a + b!, 0);
+  return {
+    entities: stand.entities,
+    keyedCacheEntries,
+    fill: stand.fill,
+    rounds,
+    closed: medianBy(stand.closed, (measured) => -measured.report.requestsPerSecond).report,
+    halfPeak: medianBy(stand.halfPeak, (measured) => measured.report.latency.p99Ms).report,
+    stalls: {
+      fill: stand.fillStall,
+      closed: longest(stand.closed).stall,
+      halfPeak: longest(stand.halfPeak).stall,
+    },
+    controlStallMs: {
+      fill: stand.fillControlMs,
+      closed: Math.max(...stand.closed.map((measured) => measured.controlMs)),
+      halfPeak: Math.max(...stand.halfPeak.map((measured) => measured.controlMs)),
+    },
+    measuredBusy: stand.measuredBusy,
+    snapshots: stand.service.snapshotWrites,
+    disk: {
+      requests: stand.closed.reduce((total, measured) => total + measured.report.completed, 0),
+      ...definedOnly({
+        writeBytes: sum(stand.ios.map((io) => io.writeBytes)),
+        cancelledWriteBytes: sum(stand.ios.map((io) => io.cancelledWriteBytes)),
+      }),
+      leveldbFlushedBytes: stand.leveldb.reduce((t, l) => t + l.leveldbFlushedBytes, 0),
+      leveldbCompactionBytes: stand.leveldb.reduce((t, l) => t + l.leveldbCompactionBytes, 0),
+      dataDirBytes: 0,
+    },
+    journalOps: await stand.service.commitOp(),
+  };
+}
+
+async function measureRestarts(
+  context: BenchContext,
+  plan: ScalingPlan,
+  stand: Stand,
+  journalOps: number,
+): Promise<ModuleStateRestart> {
   const readyAfterMs: number[] = [];
   let replay: ReplayReport | undefined;
   for (let i = 0; i < plan.restartRepeats; i++) {
     const restarted = await OnceService.start({
       build: context.build,
-      dataDir,
+      dataDir: stand.dataDir,
       adminPassword: context.adminPassword,
-      env,
+      env: stand.env,
     });
     await restarted.crash();
     readyAfterMs.push(restarted.readyAfterMs);
@@ -219,11 +383,35 @@ async function measureModuleState(
   }
   if (!replay) throw new Error('no restart was timed');
   const restart = { readyAfterMs, medianReadyAfterMs: median(readyAfterMs), replay };
-  log(
-    `  restart after SIGKILL at op ${point.journalOps}: ${Math.round(restart.medianReadyAfterMs)} ms to ready (snapshot at op ${replay.snapshotOp}, ${replay.totalEntries} entries replayed)`,
+  context.log(
+    `  ${stand.entities} accounts, restart after SIGKILL at op ${journalOps}: ${Math.round(restart.medianReadyAfterMs)} ms to ready (snapshot at op ${replay.snapshotOp}, ${replay.totalEntries} entries replayed)`,
   );
-  await rm(root, { recursive: true, force: true });
-  return { ...point, restart };
+  return restart;
+}
+
+/** The sizes in round `round`'s order: ascending, descending every other round. */
+function inRoundOrder<T>(stands: readonly T[], round: number): readonly T[] {
+  return round % 2 === 0 ? stands : [...stands].reverse();
+}
+
+/**
+ * The median of `items` by `key` (ascending); of an even count, the upper of
+ * the two middle ones: with a key that is worse when higher (p99, or minus
+ * a throughput), the worse one.
+ */
+export function medianBy<T>(items: readonly T[], key: (item: T) => number): T {
+  if (items.length === 0) throw new Error('no round was measured');
+  return [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)];
+}
+
+function describeRounds(values: readonly number[], unit: string): string {
+  return `${values.map((value) => Math.round(value)).join(', ')} ${unit} by round`;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, field]) => field !== undefined),
+  ) as Partial<T>;
 }
 
 function ioDelta(

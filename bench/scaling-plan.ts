@@ -18,6 +18,8 @@ export interface ScalingPlan {
   readonly moduleStates: readonly number[];
   /** SDK clients that open the accounts (each pipelining `--depth` opens). */
   readonly moduleStateFillClients: number;
+  /** Rounds of the module-state loads, every size in each; the figures are medians over them. */
+  readonly moduleStateRounds: number;
   /** ONCE_KEYED_CACHE_ENTRIES of the module-state services; absent: the service's default. */
   readonly keyedCacheEntries?: number;
 }
@@ -44,6 +46,7 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     fillConnections: 256,
     moduleStates: [10_000, 100_000, 1_000_000, 10_000_000],
     moduleStateFillClients: 64,
+    moduleStateRounds: 3,
   },
   quick: {
     connections: [1, 16, 64, 256, 1024],
@@ -54,6 +57,7 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     fillConnections: 256,
     moduleStates: [10_000, 100_000, 1_000_000],
     moduleStateFillClients: 64,
+    moduleStateRounds: 5,
   },
   smoke: {
     connections: [1, 4, 16],
@@ -64,6 +68,7 @@ const PLANS: Readonly<Record<BenchOptions['profile'], ScalingPlan>> = {
     fillConnections: 16,
     moduleStates: [1000, 2000],
     moduleStateFillClients: 4,
+    moduleStateRounds: 2,
   },
 };
 

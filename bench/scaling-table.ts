@@ -113,7 +113,7 @@ export function scalingTables(figures: ScalingFigures): string {
     ['memory by idle sessions', figures.memory_by_sessions.length, memory, []],
     ['restart by journal length', figures.restart_by_journal_ops.length, restart, []],
     [
-      "module state by ledger accounts (deposits into random accounts; ½: open loop at half the closed loop; on CPU: the stalls counted in the service's main-thread CPU time; idle ms: the bench's own longest stall, the machine's share)",
+      "module state by ledger accounts (deposits into random accounts; medians over interleaved rounds, × first: the median of the round-by-round ratios; ½: open loop at half the closed loop; stalls: the longest round's; on CPU: the stalls counted in the service's main-thread CPU time; idle ms: the bench's own longest stall, the machine's share)",
       figures.module_state_by_entities.length,
       moduleState,
       targets,

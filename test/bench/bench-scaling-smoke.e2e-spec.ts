@@ -10,6 +10,7 @@ const CONNECTIONS = [1, 4, 16];
 const SESSIONS = [1000, 2000, 4000];
 const JOURNAL_OPS = [1000, 2000, 4000];
 const MODULE_STATES = [1000, 2000];
+const MODULE_STATE_ROUNDS = 2;
 
 jest.setTimeout(BENCH_BOUND_MS + 10_000);
 
@@ -74,6 +75,11 @@ describe('npm run bench -- --scaling --smoke', () => {
       // Every account was opened, and the service's event loop was scraped per phase
       expect(point.fill.accounts).toBe(point.entities);
       expect(point.journalOps).toBeGreaterThan(point.entities);
+      // Each round measured both loads
+      expect(point.rounds).toHaveLength(MODULE_STATE_ROUNDS);
+      for (const round of point.rounds) {
+        expect(Math.min(round.rps, round.halfPeakP50Ms, round.halfPeakP99Ms)).toBeGreaterThan(0);
+      }
       for (const stall of Object.values(point.stalls)) {
         expect(stall.maxMs).toBeGreaterThanOrEqual(0);
         expect(stall.peakMs).toBeGreaterThanOrEqual(stall.maxMs);
