@@ -108,12 +108,26 @@ async function main(): Promise<void> {
   // With ONCE_HTTP_PORT the service is a NestJS HTTP application with the
   // once transport connected to it; without, a microservice alone. The same
   // modules either way, so the code manifest does not depend on the port.
-  const app =
-    config.httpPort === undefined
-      ? await NestFactory.createMicroservice(appModule, { strategy, logger, abortOnError: false })
-      : await NestFactory.create(appModule, { logger, abortOnError: false });
-  if (config.httpPort !== undefined) {
-    (app as INestApplication).connectMicroservice({ strategy }, { inheritAppConfig: true });
+  const httpPort = config.httpPort;
+  let app: INestMicroservice | INestApplication;
+  let listen: () => Promise<void>;
+  if (httpPort === undefined) {
+    const service = await NestFactory.createMicroservice(appModule, {
+      strategy,
+      logger,
+      abortOnError: false,
+    });
+    app = service;
+    listen = () => service.listen();
+  } else {
+    const http = await NestFactory.create(appModule, { logger, abortOnError: false });
+    http.connectMicroservice({ strategy }, { inheritAppConfig: true });
+    app = http;
+    listen = async () => {
+      await http.startAllMicroservices();
+      await http.listen(httpPort, config.host);
+      logger.log(`ledger HTTP API at ${await http.getUrl()}`, 'Once');
+    };
   }
 
   // The framework drains, snapshots and closes on SIGTERM/SIGINT; exit 0 after it.
@@ -121,14 +135,7 @@ async function main(): Promise<void> {
 
   const runtime = app.get(OnceRuntime);
   run.runtime = runtime;
-  if (config.httpPort === undefined) {
-    await (app as INestMicroservice).listen();
-  } else {
-    const http = app as INestApplication;
-    await http.startAllMicroservices();
-    await http.listen(config.httpPort, config.host);
-    logger.log(`ledger HTTP API at ${await http.getUrl()}`, 'Once');
-  }
+  await listen();
   runtime.whenReady().catch((error: unknown) => {
     process.stderr.write(fatalLine('cannot serve', error, fatalFormat));
     process.exit(1);
