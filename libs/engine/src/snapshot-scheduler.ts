@@ -110,7 +110,9 @@ export class SnapshotScheduler {
   /**
    * Called after each group of applies: takes a snapshot when `everyOps` ops
    * passed, or when keyed records waiting for one reach
-   * {@link KEYED_CHANGES_MAX} (they are held in memory until then).
+   * {@link KEYED_CHANGES_MAX} (they are held in memory until then);
+   * otherwise, with keyed state, a checkpoint once the previous write ended
+   * and its spacing passed (at once, or on a timer).
    */
   afterApply(): void {
     if (this.write) return;
