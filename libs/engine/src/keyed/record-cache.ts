@@ -1,4 +1,10 @@
 /**
+ * Entries of the largest map {@link RecordCache.adopt} adds one by one: about
+ * a millisecond of `Map.set`s.
+ */
+const ADOPT_BY_ENTRY_MAX = 16_384;
+
+/**
  * A bounded cache of clean keyed records: two generations of at most half
  * the bound each. Entries go into the young one; when it is full it becomes
  * the old one and the previous old one is dropped whole; a hit in the old
@@ -13,12 +19,6 @@
  * At a million records with a cache of 262,144 that held the main thread
  * for seconds; here nothing is ever deleted from the head.
  */
-/**
- * Entries of the largest map {@link RecordCache.adopt} adds one by one: about
- * a millisecond of `Map.set`s.
- */
-const ADOPT_BY_ENTRY_MAX = 16_384;
-
 export class RecordCache<V> {
   private young = new Map<string, V>();
   private old = new Map<string, V>();
