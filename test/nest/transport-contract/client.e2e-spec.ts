@@ -434,17 +434,21 @@ describe('given a once node', () => {
     (_how, withFile) => {
       let proxy: TcpProxy;
       let directory: string;
+      let client: ClientProxy | undefined;
       beforeEach(async () => {
         proxy = await TcpProxy.start({ targetPort: rig.port });
         directory = await mkdtemp(join(tmpdir(), 'once-client-identity-'));
       });
       afterEach(async () => {
+        // The client first: it may still be writing its identity file into the directory.
+        await Promise.resolve(client?.close()).catch(() => undefined);
+        client = undefined;
         await proxy.close();
-        await rm(directory, { recursive: true, force: true });
+        await rm(directory, { recursive: true, force: true, maxRetries: 5 });
       });
 
       it('when the client gives up reconnecting, then the event fails with OutcomeUnknownError, and the next call connects again and finds it applied once', async () => {
-        const client = rig.client({
+        client = rig.client({
           port: proxy.port,
           reconnect: { initialDelayMs: 5, delayMsMax: 10, attemptsMax: 2 },
           ...(withFile && { identityFile: join(directory, 'identity.json') }),
