@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readProcText } from './process-io';
 import { sleep } from './sleep';
 
 /** Clock ticks per second of `/proc/<pid>/stat`'s CPU times: USER_HZ, 100 on Linux. */
@@ -9,13 +9,8 @@ const USER_HZ = 100;
  * undefined where the kernel does not say (no /proc, the process gone).
  */
 export async function readProcessCpuMs(pid: number | undefined): Promise<number | undefined> {
-  if (pid === undefined) return undefined;
-  let text: string;
-  try {
-    text = await readFile(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const text = await readProcText(pid, 'stat');
+  if (text === undefined) return undefined;
   // The command name (field 2) may hold spaces: the fields after it follow the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const userTicks = Number(fields[11]);

@@ -15,13 +15,8 @@ export interface ProcessIo {
  * compactions as well as the journal's write-ahead log.
  */
 export async function readProcessIo(pid: number | undefined): Promise<ProcessIo | undefined> {
-  if (pid === undefined) return undefined;
-  let text: string;
-  try {
-    text = await readFile(`/proc/${pid}/io`, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const text = await readProcText(pid, 'io');
+  if (text === undefined) return undefined;
   const field = (name: string) => {
     const match = new RegExp(`^${name}: (\\d+)$`, 'm').exec(text);
     return match ? Number(match[1]) : undefined;
@@ -30,4 +25,17 @@ export async function readProcessIo(pid: number | undefined): Promise<ProcessIo 
   const cancelledWriteBytes = field('cancelled_write_bytes');
   if (writeBytes === undefined || cancelledWriteBytes === undefined) return undefined;
   return { writeBytes, cancelledWriteBytes };
+}
+
+/** `/proc/<pid>/<file>` as text; undefined without a pid or where it cannot be read (the process gone, no /proc). */
+export async function readProcText(
+  pid: number | undefined,
+  file: string,
+): Promise<string | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    return await readFile(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

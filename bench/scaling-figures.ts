@@ -1,8 +1,8 @@
-import { type ModuleStatePoint, type ModuleStateRound, medianBy } from './scaling-module-state';
+import { type ModuleStatePoint, type ModuleStateRound } from './scaling-module-state';
 import { type ScalingRestartPoint } from './scaling-restarts';
 import { type ScalingSessionsReport } from './scaling-sessions';
 import { type ScalingThroughput } from './scaling-throughput';
-import { median } from './stats';
+import { median, medianBy } from './stats';
 
 /** One connection count: medians over the rounds. */
 export interface ThroughputRow {

@@ -13,7 +13,7 @@ import { OnceService, type ReplayReport, type SnapshotWrite } from './once-servi
 import { waitForIdle } from './process-cpu';
 import { type ProcessIo, readProcessIo } from './process-io';
 import { type ScalingPlan } from './scaling-plan';
-import { median } from './stats';
+import { median, medianBy } from './stats';
 import { describeLatency } from './throughput-steps';
 
 /** What the service wrote to storage during the closed loop. */
@@ -107,6 +107,8 @@ interface Stand {
   readonly root: string;
   readonly dataDir: string;
   readonly env: Record<string, string>;
+  /** ONCE_KEYED_CACHE_ENTRIES given to the service; null: its default. */
+  readonly keyedCacheEntries: number | null;
   readonly service: OnceService;
   readonly metricsPort: number;
   readonly fill: ModuleStateFillReport;
@@ -172,7 +174,7 @@ export async function measureModuleStates(
       }
     }
     for (const stand of stands) {
-      const rps = medianBy(stand.closed, (measured) => -measured.report.requestsPerSecond);
+      const rps = medianClosed(stand);
       log(
         `  ${stand.entities} accounts, deposits into random accounts, ${options.connections} × ${options.depth}: ${describeRounds(
           stand.closed.map((m) => m.report.requestsPerSecond),
@@ -182,7 +184,7 @@ export async function measureModuleStates(
     }
     for (let round = 0; round < plan.moduleStateRounds; round++) {
       for (const stand of inRoundOrder(stands, round)) {
-        const rps = medianBy(stand.closed, (measured) => -measured.report.requestsPerSecond);
+        const rps = medianClosed(stand);
         await measureOne(context, stand, pids, control, {
           kind: 'open',
           ratePerSecond: rps.report.requestsPerSecond / 2,
@@ -257,6 +259,7 @@ async function fillStand(
       root,
       dataDir,
       env,
+      keyedCacheEntries: keyedCacheEntries ?? null,
       service,
       metricsPort,
       fill,
@@ -314,10 +317,6 @@ async function measureOne(
 
 /** A size's figures from its rounds, and the journal's end now. */
 async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>> {
-  const keyedCacheEntries =
-    stand.env.ONCE_KEYED_CACHE_ENTRIES === undefined
-      ? null
-      : Number(stand.env.ONCE_KEYED_CACHE_ENTRIES);
   const rounds = stand.closed.map((closed, round) => ({
     rps: closed.report.requestsPerSecond,
     halfPeakP50Ms: stand.halfPeak[round].report.latency.p50Ms,
@@ -331,10 +330,10 @@ async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>>
       : values.reduce<number>((a, b) => a + b!, 0);
   return {
     entities: stand.entities,
-    keyedCacheEntries,
+    keyedCacheEntries: stand.keyedCacheEntries,
     fill: stand.fill,
     rounds,
-    closed: medianBy(stand.closed, (measured) => -measured.report.requestsPerSecond).report,
+    closed: medianClosed(stand).report,
     halfPeak: medianBy(stand.halfPeak, (measured) => measured.report.latency.p99Ms).report,
     stalls: {
       fill: stand.fillStall,
@@ -389,19 +388,14 @@ async function measureRestarts(
   return restart;
 }
 
+/** The closed-loop round of median throughput (of an even count, the slower middle one). */
+function medianClosed(stand: Stand): Measured {
+  return medianBy(stand.closed, (measured) => -measured.report.requestsPerSecond);
+}
+
 /** The sizes in round `round`'s order: ascending, descending every other round. */
 function inRoundOrder<T>(stands: readonly T[], round: number): readonly T[] {
   return round % 2 === 0 ? stands : [...stands].reverse();
-}
-
-/**
- * The median of `items` by `key` (ascending); of an even count, the upper of
- * the two middle ones: with a key that is worse when higher (p99, or minus
- * a throughput), the worse one.
- */
-export function medianBy<T>(items: readonly T[], key: (item: T) => number): T {
-  if (items.length === 0) throw new Error('no round was measured');
-  return [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)];
 }
 
 function describeRounds(values: readonly number[], unit: string): string {

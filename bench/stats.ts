@@ -21,3 +21,13 @@ export function percentileOfSorted(sorted: ArrayLike<number>, fraction: number):
   const rank = Math.ceil(fraction * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
+
+/**
+ * The median of `items` by `key` (ascending); of an even count, the upper of
+ * the two middle ones: with a key that is worse when higher (p99, or minus
+ * a throughput), the worse one.
+ */
+export function medianBy<T>(items: readonly T[], key: (item: T) => number): T {
+  if (items.length === 0) throw new Error('no round was measured');
+  return [...items].sort((a, b) => key(a) - key(b))[Math.floor(items.length / 2)];
+}
