@@ -59,6 +59,24 @@ describe('Engine checkpoints', () => {
     }
   });
 
+  it('given a node whose newest snapshot covers its journal, when it stops, then it writes none and says the newest one is current', async () => {
+    const first = await startTestNode(dir, { checkpointIntervalMs: 1 });
+    await first.engine.submitSystemCommand('keyed.put', { key: 'k', value: 'v' });
+    await first.node.stop();
+    const lines: string[] = [];
+    const logger = {
+      log: (message: unknown) => lines.push(String(message)),
+      warn: (message: string) => lines.push(message),
+      error: (message: string) => lines.push(message),
+    };
+    const again = await startTestNode(dir, { checkpointIntervalMs: 1, logger });
+    const restoredOp = again.engine.applier.restoredOp;
+    expect(again.engine.commitOp).toBe(restoredOp);
+    await again.node.stop();
+    expect(lines).toContain(`snapshot at op ${restoredOp} is current: nothing to write`);
+    expect(lines.join('\n')).not.toMatch(/snapshot at op \d+ written/);
+  });
+
   it('given checkpoints off, when commands apply, then nothing is written before a snapshot is taken', async () => {
     const live = await startTestNode(dir, { checkpointIntervalMs: 0 });
     for (let i = 0; i < 5; i++) {
