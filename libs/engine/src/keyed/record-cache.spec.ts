@@ -53,6 +53,53 @@ describe('RecordCache', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('keeps every entry while under its bound, through the doublings of its table', () => {
+    const cache = new RecordCache<number>(100_000);
+    for (let i = 0; i < 60_000; i++) cache.set(`k${i}`, i);
+    for (let i = 0; i < 60_000; i += 7) cache.delete(`k${i}`);
+    const wrong: number[] = [];
+    for (let i = 0; i < 60_000; i++) {
+      if (cache.get(`k${i}`) !== (i % 7 === 0 ? undefined : i)) wrong.push(i);
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(cache.size).toBe(60_000 - Math.ceil(60_000 / 7));
+  });
+
+  it('property: with hundreds of keys, growing and evicting, it answers the latest values and finds all it holds', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 400 })), {
+          minLength: 100,
+          maxLength: 1500,
+        }),
+        (bound, steps) => {
+          const cache = new RecordCache<number>(bound);
+          const latest = new Map<number, number>();
+          steps.forEach(([remove, n], version) => {
+            if (remove) {
+              cache.delete(`k${n}`);
+              latest.delete(n);
+            } else {
+              cache.set(`k${n}`, version);
+              latest.set(n, version);
+            }
+          });
+          let found = 0;
+          for (let n = 0; n <= 400; n++) {
+            const got = cache.get(`k${n}`);
+            if (got === undefined) continue;
+            found++;
+            expect(got).toBe(latest.get(n));
+          }
+          expect(found).toBe(cache.size);
+          expect(cache.size).toBeLessThanOrEqual(bound);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('keeps nothing with a bound of 0, and forgets deleted and cleared entries', () => {
     const none = new RecordCache<number>(0);
     none.set('a', 1);

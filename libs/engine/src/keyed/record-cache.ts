@@ -4,33 +4,37 @@
  */
 const ADOPT_BY_ENTRY_MAX = 16_384;
 
+/** Slots of the table when the first record comes in; it doubles from there. */
+const INITIAL_SLOTS = 16;
+
 /**
  * A bounded cache of clean keyed records: an open-addressing hash table
- * (linear probing, deletion by backward shift) allocated whole for its
- * bound, and evicted by CLOCK (a second chance for every entry used again
- * since it came in or since the hand last passed it), which keeps what a
- * least-recently-used list keeps, near enough.
+ * (linear probing, deletion by backward shift) that doubles as it fills, up
+ * to twice its bound, and is evicted by CLOCK (a second chance for every
+ * entry used again since it came in or since the hand last passed it), which
+ * keeps what a least-recently-used list keeps, near enough.
  *
  * Why not `Map`s: a `Map` grows by rehashing its whole table on the main
- * thread. Measured on the bench machine, the step to 524,288 entries took
- * 36 ms and the step to 1,048,576 took 87 ms, a stall each time a large
- * cache filled up (and, kept in generations that start empty, again and
- * again). Keeping generations small instead made every miss look into each
- * of them. This table never grows: its arrays are sized once, at twice the
- * bound, so a lookup probes one or two slots.
+ * thread, and this cache used to keep two generations of `Map`s that start
+ * empty, so a large cache paid the rehashes again every time a generation
+ * filled: measured on the bench machine, the step to 524,288 entries took
+ * 36 ms and the step to 1,048,576 took 87 ms. Keeping generations small
+ * instead made every miss look into each of them. This table doubles only
+ * until it holds its bound, once per step in the process's life, and a
+ * lookup probes one or two slots.
  *
  * Why not one `Map` in LRU order (delete and re-insert on a hit, evict its
  * first key): V8 leaves a deleted entry in place until the table is
  * rehashed, and a `Map`'s first key is found by walking past them; with the
  * cache full every eviction walked the tombstones of the ones before it.
  *
- * Memory: 21 bytes per slot, two slots per entry of bound (about 11 MiB for
- * 262,144), allocated at the first insertion, besides the keys and values
+ * Memory: 21 bytes per slot, at most two slots per entry of bound (about
+ * 11 MiB when 262,144 records fill it), besides the keys and values
  * themselves.
  *
- * Invariants: `count` slots hold a key, at most `entriesMax`; every key sits
- * at or after its home slot (`hashes[slot] & mask`) with no empty slot in
- * between.
+ * Invariants: `count` slots hold a key, at most `entriesMax` and at most
+ * half the slots; every key sits at or after its home slot
+ * (`hashes[slot] & mask`) with no empty slot in between.
  */
 export class RecordCache<V> {
   private keys: (string | undefined)[];
@@ -39,14 +43,14 @@ export class RecordCache<V> {
   /** CLOCK's reference bits: 1 when used since the hand last passed. */
   private used: Uint8Array;
   private mask: number;
-  /** Slots of the full table, allocated at the first insertion. */
-  private readonly slots: number;
+  /** Slots of the full table: twice the bound, rounded up to a power of two. */
+  private readonly slotsMax: number;
   private hand = 0;
   private count = 0;
 
   /** @param entriesMax records kept at most (0: none) */
   constructor(readonly entriesMax: number) {
-    this.slots = 2 ** Math.ceil(Math.log2(Math.max(2, entriesMax * 2)));
+    this.slotsMax = 2 ** Math.ceil(Math.log2(Math.max(2, entriesMax * 2)));
     // One empty slot until something is kept: a process without keyed records allocates nothing.
     this.mask = 0;
     this.keys = [undefined];
@@ -64,11 +68,12 @@ export class RecordCache<V> {
 
   set(key: string, value: V): void {
     if (this.entriesMax === 0) return;
-    if (this.mask === 0) this.allocate();
     const hash = hashOf(key);
     let slot = this.slotOf(key, hash);
     if (slot < 0) {
       if (this.count >= this.entriesMax) this.evictOne();
+      // At most half full, so probes stay short and an empty slot ends every cluster.
+      else if (this.count + 1 > (this.mask + 1) / 2) this.grow();
       slot = this.freeSlotFor(hash);
       this.keys[slot] = key;
       this.hashes[slot] = hash;
@@ -117,12 +122,28 @@ export class RecordCache<V> {
     return this.count;
   }
 
-  private allocate(): void {
-    this.mask = this.slots - 1;
-    this.keys = packedArray(this.slots);
-    this.values = packedArray(this.slots);
-    this.hashes = new Int32Array(this.slots);
-    this.used = new Uint8Array(this.slots);
+  /**
+   * Doubles the table (to at most {@link slotsMax}) and puts every entry
+   * back: once per doubling in the process's life, the largest moving half
+   * the bound's entries.
+   */
+  private grow(): void {
+    const { keys, values, hashes, used } = this;
+    const slots = Math.min(this.slotsMax, Math.max(INITIAL_SLOTS, (this.mask + 1) * 2));
+    this.mask = slots - 1;
+    this.keys = packedArray(slots);
+    this.values = packedArray(slots);
+    this.hashes = new Int32Array(slots);
+    this.used = new Uint8Array(slots);
+    this.hand = 0;
+    for (let old = 0; old < keys.length; old++) {
+      if (keys[old] === undefined) continue;
+      const slot = this.freeSlotFor(hashes[old]);
+      this.keys[slot] = keys[old];
+      this.values[slot] = values[old];
+      this.hashes[slot] = hashes[old];
+      this.used[slot] = used[old];
+    }
   }
 
   /** The slot holding `key`, or -1. */
