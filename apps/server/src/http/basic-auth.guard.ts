@@ -7,10 +7,14 @@ import {
   Injectable,
 } from '@nestjs/common';
 import { ONCE_AUTHENTICATOR, type OnceAuthenticator } from '@once/framework';
+import { decodeBasicCredentials } from '../basic-credentials';
 import { VerifiedCredentials } from './verified-credentials';
 
-/** What the guard puts on `request.user`: the principal an idempotency key is scoped to. */
-export interface HttpPrincipal {
+/**
+ * What the guard puts on `request.user`: the user `@Idempotent` reads its
+ * principal from (`id`), so an idempotency key is scoped to that user.
+ */
+export interface AuthenticatedUser {
   readonly id: number;
   readonly name: string;
 }
@@ -18,7 +22,7 @@ export interface HttpPrincipal {
 /** The parts of an Express or Fastify request the guard reads and writes. */
 interface AuthenticatedRequest {
   readonly headers: Record<string, string | string[] | undefined>;
-  user?: HttpPrincipal;
+  user?: AuthenticatedUser;
 }
 
 /**
@@ -57,14 +61,11 @@ export class BasicAuthGuard implements CanActivate {
   }
 }
 
-/** `Basic base64(name:password)`, or undefined when the header is not that. */
+/** `Basic base64(name:password)` with a name, or undefined when the header is not that. */
 export function parseBasic(header: string): { name: string; password: string } | undefined {
-  const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) return undefined;
-  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  const match = /^Basic +(\S+) *$/i.exec(header);
+  const credentials = match ? decodeBasicCredentials(match[1]) : undefined;
+  return credentials?.name ? credentials : undefined;
 }
 
 function unauthenticated(message: string): HttpException {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type HttpPrincipal } from './basic-auth.guard';
+import { type AuthenticatedUser } from './basic-auth.guard';
 
 /** How long a verified credential is believed without a new check, ms. */
 export const VERIFIED_TTL_MS = 30_000;
@@ -13,7 +13,7 @@ export const VERIFIED_ENTRIES_MAX = 1_024;
  * failed is never remembered, so a wrong password always costs its scrypt.
  */
 export class VerifiedCredentials {
-  private readonly entries = new Map<string, { principal: HttpPrincipal; untilMs: number }>();
+  private readonly entries = new Map<string, { principal: AuthenticatedUser; untilMs: number }>();
 
   constructor(
     private readonly ttlMs = VERIFIED_TTL_MS,
@@ -21,7 +21,7 @@ export class VerifiedCredentials {
     private readonly nowMs: () => number = () => performance.now(),
   ) {}
 
-  get(header: string): HttpPrincipal | undefined {
+  get(header: string): AuthenticatedUser | undefined {
     const key = digest(header);
     const entry = this.entries.get(key);
     if (!entry) return undefined;
@@ -32,7 +32,7 @@ export class VerifiedCredentials {
     return entry.principal;
   }
 
-  remember(header: string, principal: HttpPrincipal): void {
+  remember(header: string, principal: AuthenticatedUser): void {
     const key = digest(header);
     this.entries.delete(key);
     while (this.entries.size >= this.entriesMax) {

@@ -1,6 +1,7 @@
 import { operationsTokenOf } from '@once/cli/internal';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { decodeBasicCredentials } from '../basic-credentials';
 
 /** The shortest credential accepted: shorter ones are guessable through the port. */
 export const OPERATIONS_TOKEN_LENGTH_MIN = 16;
@@ -72,11 +73,8 @@ function presentedToken(authorization: string | undefined): string | undefined {
   switch (scheme.toLowerCase()) {
     case 'bearer':
       return value;
-    case 'basic': {
-      const decoded = Buffer.from(value, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      return colon < 0 ? undefined : decoded.slice(colon + 1);
-    }
+    case 'basic':
+      return decodeBasicCredentials(value)?.password;
     default:
       return undefined;
   }
