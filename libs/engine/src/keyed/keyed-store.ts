@@ -224,9 +224,9 @@ export class KeyedStore {
   }
 
   /**
-   * The sealed changes are on disk: they become the cache's young
-   * generation as they are, deletes included (known absent), without a walk
-   * over them: a snapshot may have written hundreds of thousands.
+   * The sealed changes are on disk: the cache takes them, deletes included
+   * (known absent); a snapshot's hundreds of thousands empty it instead
+   * (`RecordCache.adopt`).
    */
   sealedWritten(): void {
     const sealed = this.sealed;
