@@ -324,10 +324,6 @@ async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>>
   }));
   const longest = (all: readonly Measured[]) =>
     all.reduce((a, b) => (b.stall.maxMs > a.stall.maxMs ? b : a));
-  const sum = (values: ReadonlyArray<number | undefined>) =>
-    values.some((value) => value === undefined)
-      ? undefined
-      : values.reduce<number>((a, b) => a + b!, 0);
   return {
     entities: stand.entities,
     keyedCacheEntries: stand.keyedCacheEntries,
@@ -349,10 +345,7 @@ async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>>
     snapshots: stand.service.snapshotWrites,
     disk: {
       requests: stand.closed.reduce((total, measured) => total + measured.report.completed, 0),
-      ...definedOnly({
-        writeBytes: sum(stand.ios.map((io) => io.writeBytes)),
-        cancelledWriteBytes: sum(stand.ios.map((io) => io.cancelledWriteBytes)),
-      }),
+      ...ioTotal(stand.ios),
       leveldbFlushedBytes: stand.leveldb.reduce((t, l) => t + l.leveldbFlushedBytes, 0),
       leveldbCompactionBytes: stand.leveldb.reduce((t, l) => t + l.leveldbCompactionBytes, 0),
       dataDirBytes: 0,
@@ -402,10 +395,18 @@ function describeRounds(values: readonly number[], unit: string): string {
   return `${values.map((value) => Math.round(value)).join(', ')} ${unit} by round`;
 }
 
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(value).filter(([, field]) => field !== undefined),
-  ) as Partial<T>;
+/** The loads' bytes written, summed; none when some load's were not read (no /proc). */
+function ioTotal(
+  ios: ReadonlyArray<Pick<ModuleStateDisk, 'writeBytes' | 'cancelledWriteBytes'>>,
+): Pick<ModuleStateDisk, 'writeBytes' | 'cancelledWriteBytes'> {
+  let writeBytes = 0;
+  let cancelledWriteBytes = 0;
+  for (const io of ios) {
+    if (io.writeBytes === undefined || io.cancelledWriteBytes === undefined) return {};
+    writeBytes += io.writeBytes;
+    cancelledWriteBytes += io.cancelledWriteBytes;
+  }
+  return { writeBytes, cancelledWriteBytes };
 }
 
 function ioDelta(

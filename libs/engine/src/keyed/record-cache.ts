@@ -1,3 +1,5 @@
+import { FNV_OFFSET_BASIS, FNV_PRIME } from './record-hash';
+
 /**
  * Entries of the largest map {@link RecordCache.adopt} adds one by one: about
  * a millisecond of insertions. A larger one empties the cache instead.
@@ -209,8 +211,8 @@ export class RecordCache<V> {
 
 /** FNV-1a over the UTF-16 code units, with a final mix so the low bits spread. */
 function hashOf(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  let hash = FNV_OFFSET_BASIS;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), FNV_PRIME);
   return hash ^ (hash >>> 15);
 }
 

@@ -15,20 +15,20 @@
  * reads them as unsigned ({@link digestHex}); XOR does not care.
  */
 export function hashRecord(key: string, json: string): readonly [number, number] {
-  let a = 0x811c9dc5;
+  let a = FNV_OFFSET_BASIS;
   let b = 0x9747b28c;
   for (let i = 0; i < key.length; i++) {
     const unit = key.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
+    a = Math.imul(a ^ unit, FNV_PRIME);
     b = Math.imul(b ^ unit, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  a = Math.imul(a ^ RECORD_SEPARATOR, 0x01000193);
+  a = Math.imul(a ^ RECORD_SEPARATOR, FNV_PRIME);
   b = Math.imul(b ^ RECORD_SEPARATOR, 0x5bd1e995);
   b ^= b >>> 15;
   for (let i = 0; i < json.length; i++) {
     const unit = json.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
+    a = Math.imul(a ^ unit, FNV_PRIME);
     b = Math.imul(b ^ unit, 0x5bd1e995);
     b ^= b >>> 15;
   }
@@ -42,3 +42,7 @@ export function hashRecord(key: string, json: string): readonly [number, number]
 
 /** Between a record's key and its JSON in the hashed text (U+0001). */
 const RECORD_SEPARATOR = 0x0001;
+
+/** FNV-1a's 32-bit offset basis and prime: the digest's first lane, and the keyed cache's table hash. */
+export const FNV_OFFSET_BASIS = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
