@@ -89,6 +89,7 @@ async function main(): Promise<void> {
       httpKeysMax: config.httpKeysMax,
       snapshotEveryOps: config.snapshotEveryOps,
       keyedCacheEntries: config.keyedCacheEntries,
+      keyedCacheBytes: config.keyedCacheBytes,
       checkpointIntervalMs: config.checkpointIntervalMs,
       journalRetain: config.journalRetain,
       replyChecks: config.replyChecks === 'on',

@@ -48,6 +48,8 @@ export interface EngineOptions {
   readonly snapshotEveryOps?: number;
   /** Keyed records kept in memory beyond those changed since the last snapshot. Default: the setting's. */
   readonly keyedCacheEntries?: number;
+  /** Bytes of keyed records kept in memory (off the JavaScript heap) beyond those changed since the last snapshot. Default: the setting's. */
+  readonly keyedCacheBytes?: number;
   /** With keyed state, least time between two checkpoints (0: none; see {@link SnapshotScheduler}). Default: the setting's. */
   readonly checkpointIntervalMs?: number;
   readonly logger?: EngineLogger;
@@ -119,6 +121,7 @@ export class Engine {
       keyed: new KeyedStore(
         options.journal.keyed,
         options.keyedCacheEntries ?? settingDefault('keyedCacheEntries'),
+        options.keyedCacheBytes ?? settingDefault('keyedCacheBytes'),
       ),
     });
     this.snapshots = new SnapshotScheduler(

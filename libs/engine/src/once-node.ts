@@ -87,6 +87,8 @@ export interface OnceNodeOptions {
   readonly snapshotEveryOps?: number;
   /** See the `keyedCacheEntries` setting. */
   readonly keyedCacheEntries?: number;
+  /** See the `keyedCacheBytes` setting. */
+  readonly keyedCacheBytes?: number;
   /** See the `checkpointIntervalMs` setting. */
   readonly checkpointIntervalMs?: number;
   /**
@@ -209,6 +211,7 @@ export function nodeEngine(
     | 'replyChecks'
     | 'snapshotEveryOps'
     | 'keyedCacheEntries'
+    | 'keyedCacheBytes'
     | 'checkpointIntervalMs'
     | 'logger'
   >,
@@ -219,6 +222,7 @@ export function nodeEngine(
     states: new StateRegistry(options.states, { retired: options.retired?.states }),
     snapshotEveryOps: options.snapshotEveryOps ?? settingDefault('snapshotEveryOps'),
     keyedCacheEntries: options.keyedCacheEntries,
+    keyedCacheBytes: options.keyedCacheBytes,
     checkpointIntervalMs: options.checkpointIntervalMs,
     logger: options.logger,
     replyChecks: options.replyChecks,

@@ -5,7 +5,7 @@ import { type OnceHttpOptions } from './http/once-http-options.interface';
 /**
  * Options of `OnceModule`. The settings of the engine layer (`dataDir`,
  * `clientsMax`, `ring`, `sessionTtlMs`, `httpKeyRetentionMs`, `httpKeysMax`, `snapshotEveryOps`,
- * `keyedCacheEntries`, `checkpointIntervalMs`, `journalRetain`) carry the names,
+ * `keyedCacheEntries`, `keyedCacheBytes`, `checkpointIntervalMs`, `journalRetain`) carry the names,
  * ranges and defaults of the settings table in `@once/settings` (shown in
  * the README, "Running the service"); an option left out takes the table's
  * default.
@@ -27,6 +27,8 @@ export interface OnceModuleOptions {
   readonly snapshotEveryOps?: number;
   /** Keyed-state records kept in memory to read from (see `KeyedState`). */
   readonly keyedCacheEntries?: number;
+  /** Bytes of keyed-state records kept in memory to read from, off the JavaScript heap. */
+  readonly keyedCacheBytes?: number;
   /** With keyed state, least time between two checkpoints (ms; 0: none, records go with snapshots only). */
   readonly checkpointIntervalMs?: number;
   /**

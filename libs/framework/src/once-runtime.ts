@@ -298,6 +298,7 @@ export class OnceRuntime
       },
       snapshotEveryOps: this.options.snapshotEveryOps,
       keyedCacheEntries: this.options.keyedCacheEntries,
+      keyedCacheBytes: this.options.keyedCacheBytes,
       checkpointIntervalMs: this.options.checkpointIntervalMs,
       journalRetain: this.options.journalRetain,
       retired: this.options.retired,

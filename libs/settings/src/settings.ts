@@ -224,12 +224,27 @@ export const SETTINGS = [
     flag: '--keyed-cache-entries',
     argument: '<records>',
     kind: 'integer',
-    default: 262_144,
+    default: 1_048_576,
     min: 0,
     max: Number.MAX_SAFE_INTEGER,
     unit: 'records',
     description:
       'keyed-state records kept in memory to read from (besides those changed since the last snapshot); the rest are read from LevelDB',
+    layer: 'engine',
+  },
+  {
+    name: 'keyedCacheBytes',
+    env: 'ONCE_KEYED_CACHE_BYTES',
+    flag: '--keyed-cache-bytes',
+    argument: '<bytes>',
+    kind: 'bytes',
+    default: 64 * 1024 * 1024,
+    defaultText: '`64MiB`',
+    min: 0,
+    max: 2 ** 32 - 1,
+    unit: 'bytes',
+    description:
+      'bytes of keyed-state records kept in memory to read from, outside the JavaScript heap (a record larger than a sixteenth of it is read from LevelDB each time; under 4KiB: no cache)',
     layer: 'engine',
   },
   {

@@ -71,6 +71,7 @@ async function main(): Promise<void> {
             httpKeysMax: read('httpKeysMax'),
             snapshotEveryOps: read('snapshotEveryOps'),
             keyedCacheEntries: read('keyedCacheEntries'),
+            keyedCacheBytes: read('keyedCacheBytes'),
             checkpointIntervalMs: read('checkpointIntervalMs'),
             journalRetain: read('journalRetain'),
             replyChecks: read('replyChecks') !== 'off',

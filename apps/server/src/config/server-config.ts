@@ -29,6 +29,8 @@ export interface ServerConfig {
   readonly snapshotEveryOps: number;
   /** Keyed-state records kept in memory to read from. */
   readonly keyedCacheEntries: number;
+  /** Bytes of keyed-state records kept in memory to read from. */
+  readonly keyedCacheBytes: number;
   /** With keyed state, least time between two checkpoints (ms). */
   readonly checkpointIntervalMs: number;
   /** Snapshots' worth of journal history kept; 0 = keep everything. */

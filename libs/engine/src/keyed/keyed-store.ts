@@ -5,27 +5,23 @@ import {
   digestHex,
   isEmptyMarker,
 } from './keyed-state-marker';
-import { RecordCache } from './record-cache';
+import { type CachedRecord, RecordCache } from './record-cache';
 import { hashRecord } from './record-hash';
 import { KeyedStateBehindError } from './keyed-state-behind.error';
 
 /**
  * One record as the store holds it: its value (frozen; undefined until
- * first read for a record written as JSON text, see {@link KeyedStore.setJson}),
- * its JSON and its hash.
+ * first read), its JSON and its hash.
  */
-interface StoredRecord {
-  value: unknown;
-  readonly json: string;
-  readonly hashA: number;
-  readonly hashB: number;
-}
+type StoredRecord = CachedRecord;
 
 /** A change waiting for the next snapshot: the new record, or null for a delete. */
 type Change = StoredRecord | null;
 
 /** Default bound of the read cache, in records (see the `keyedCacheEntries` setting). */
-export const DEFAULT_KEYED_CACHE_ENTRIES = 262_144;
+export const DEFAULT_KEYED_CACHE_ENTRIES = 1_048_576;
+/** Default bound of the read cache, in bytes (see the `keyedCacheBytes` setting). */
+export const DEFAULT_KEYED_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The keyed records of every keyed module state on one node: what
@@ -55,7 +51,7 @@ export class KeyedStore {
    * Clean records read or written recently; null: a record known to be
    * deleted on disk (one written as a delete).
    */
-  private readonly cache: RecordCache<Change>;
+  private readonly cache: RecordCache;
   private digestA = 0;
   private digestB = 0;
   private readonly counts = new Map<string, number>();
@@ -66,15 +62,20 @@ export class KeyedStore {
    * @param reader the data directory's keyed records; undefined: records
    *   live in memory only (a journal without keyed records, a unit test)
    * @param cacheEntriesMax clean records kept in memory at most
+   * @param cacheBytesMax bytes of clean records kept in memory at most
    */
   constructor(
     private readonly reader: KeyedRecordReader | undefined,
     readonly cacheEntriesMax: number = DEFAULT_KEYED_CACHE_ENTRIES,
+    readonly cacheBytesMax: number = DEFAULT_KEYED_CACHE_BYTES,
   ) {
     if (!Number.isSafeInteger(cacheEntriesMax) || cacheEntriesMax < 0) {
       throw new RangeError(`keyed cache entries must be an integer >= 0: ${cacheEntriesMax}`);
     }
-    this.cache = new RecordCache(cacheEntriesMax);
+    if (!Number.isSafeInteger(cacheBytesMax) || cacheBytesMax < 0) {
+      throw new RangeError(`keyed cache bytes must be an integer >= 0: ${cacheBytesMax}`);
+    }
+    this.cache = new RecordCache(cacheEntriesMax, cacheBytesMax);
     this.generationMax = reader?.head()?.generation ?? 0;
     this.generation = ++this.generationMax;
   }
@@ -301,12 +302,8 @@ export class KeyedStore {
     const [hashA, hashB] = hashRecord(full, json);
     // Parsed on first get: a write reads the old record for its hash only.
     const record: StoredRecord = { value: undefined, json, hashA, hashB };
-    this.remember(full, record);
-    return record;
-  }
-
-  private remember(full: string, record: StoredRecord): void {
     this.cache.set(full, record);
+    return record;
   }
 }
 
