@@ -66,8 +66,8 @@ export interface ModuleStateRow {
   readonly stall_ms_load: number;
   /**
    * The same two counted in the service's main-thread CPU time (per sample,
-   * the smaller of the delay and the CPU that thread used meanwhile; Linux,
-   * 10 ms steps): on a busy host,
+   * the smaller of the delay and the CPU that thread used meanwhile, as
+   * Linux's scheduler counts it): on a busy host,
    * what the service's own work could have blocked; the rest was waiting
    * for a CPU.
    */
