@@ -27,10 +27,9 @@ export interface ScalingPlan {
 /**
  * Default: the published sizes (1 to 1,024 connections; 10k, 100k and 1M
  * sessions; 100k, 1M and 5M ops; 10k, 100k, 1M and 10M accounts, the last
- * two larger than the keyed cache's default 262,144 entries): 23 minutes on
- * 2 cores busy with other work, plus the module-state series (10M accounts
- * not timed yet: at the 1M fill rates, 3.5k–12k opens a second, its fill
- * alone is 15 to 50 minutes). Quick: smaller sessions and journals
+ * larger than the keyed cache's default 64 MiB): 23 minutes on 2 cores
+ * busy with other work, plus the module-state series (its 10M fill alone
+ * took 6 minutes in a quick run, 30k opens a second). Quick: smaller sessions and journals
  * (10k/100k/300k sessions, 100k/300k/1M ops, 10k/100k/1M accounts): 10
  * minutes on 2 busy cores, plus 4 to 11 for the module-state series. Smoke:
  * tiny sizes for CI; its numbers only prove that every figure is produced.
