@@ -21,8 +21,9 @@ export interface EventLoopDelayWindow {
    * The longest delay counted in the main thread's CPU time, in ms: per
    * sample, the smaller of the delay and the CPU time the main thread used
    * meanwhile (Linux: the scheduler's count, or 10 ms steps without it) or,
-   * elsewhere, the whole process (every thread: an upper bound). What the process's own work blocked; a delay
-   * far above it was spent waiting for a CPU (a busy host), not computing.
+   * elsewhere, the whole process (every thread: an upper bound). What the
+   * process's own work blocked; a delay far above it was spent waiting for a
+   * CPU (a busy host), not computing.
    */
   readonly maxOnCpuMs: number;
   /** Samples taken: one per resolution while the loop turns, one per stall. */

@@ -1,4 +1,5 @@
 import { type KeyedCheckpoint, type KeyedRecordReader } from '@once/journal/internal';
+import { settingDefault } from '@once/settings';
 import {
   type KeyedStateMarker,
   EMPTY_KEYED_MARKER,
@@ -18,10 +19,8 @@ type StoredRecord = CachedRecord;
 /** A change waiting for the next snapshot: the new record, or null for a delete. */
 type Change = StoredRecord | null;
 
-/** Default bound of the read cache, in records (see the `keyedCacheEntries` setting). */
-export const DEFAULT_KEYED_CACHE_ENTRIES = 1_048_576;
-/** Default bound of the read cache, in bytes (see the `keyedCacheBytes` setting). */
-export const DEFAULT_KEYED_CACHE_BYTES = 64 * 1024 * 1024;
+/** Default bound of the read cache, in records: the `keyedCacheEntries` setting's. */
+export const DEFAULT_KEYED_CACHE_ENTRIES = settingDefault('keyedCacheEntries');
 
 /**
  * The keyed records of every keyed module state on one node: what
@@ -67,14 +66,8 @@ export class KeyedStore {
   constructor(
     private readonly reader: KeyedRecordReader | undefined,
     readonly cacheEntriesMax: number = DEFAULT_KEYED_CACHE_ENTRIES,
-    readonly cacheBytesMax: number = DEFAULT_KEYED_CACHE_BYTES,
+    readonly cacheBytesMax: number = settingDefault('keyedCacheBytes'),
   ) {
-    if (!Number.isSafeInteger(cacheEntriesMax) || cacheEntriesMax < 0) {
-      throw new RangeError(`keyed cache entries must be an integer >= 0: ${cacheEntriesMax}`);
-    }
-    if (!Number.isSafeInteger(cacheBytesMax) || cacheBytesMax < 0) {
-      throw new RangeError(`keyed cache bytes must be an integer >= 0: ${cacheBytesMax}`);
-    }
     this.cache = new RecordCache(cacheEntriesMax, cacheBytesMax);
     this.generationMax = reader?.head()?.generation ?? 0;
     this.generation = ++this.generationMax;

@@ -114,6 +114,8 @@ export class RecordCache {
   private head = 0;
   private tail = 0;
   private filled = 0;
+  /** Entries removed so far: a slot found before a removal may have moved since. */
+  private removals = 0;
 
   /**
    * @param entriesMax records kept at most (0: none)
@@ -123,6 +125,12 @@ export class RecordCache {
     readonly entriesMax: number,
     readonly bytesMax: number,
   ) {
+    if (!Number.isSafeInteger(entriesMax) || entriesMax < 0) {
+      throw new RangeError(`keyed cache entries must be an integer >= 0: ${entriesMax}`);
+    }
+    if (!Number.isSafeInteger(bytesMax) || bytesMax < 0) {
+      throw new RangeError(`keyed cache bytes must be an integer >= 0: ${bytesMax}`);
+    }
     this.arenaBytesMax = bytesMax - (bytesMax % ALIGN_BYTES);
     this.entryBytesMax =
       entriesMax > 0 && bytesMax >= ARENA_BYTES_MIN
@@ -187,10 +195,11 @@ export class RecordCache {
       // At most half full, so probes stay short and an empty slot ends every cluster.
       this.growTable();
     }
+    const removalsBefore = this.removals;
     const at = this.claim(size);
     this.writeEntry(at, size, key, keyBytes, hash, record, valueBytes);
-    // Found again: making room may have moved the key's slot, or evicted it.
-    let slot = this.slotOf(key, hash);
+    // Found again only if making room removed entries, which may have moved the key's slot or evicted it.
+    let slot = this.removals === removalsBefore ? held : this.slotOf(key, hash);
     if (slot >= 0) {
       this.used[slot] = 1;
     } else {
@@ -473,6 +482,7 @@ export class RecordCache {
     refs[hole] = 0;
     used[hole] = 0;
     this.count--;
+    this.removals++;
   }
 }
 
