@@ -78,7 +78,10 @@ describe.each([
     let journalBefore: Array<{ op: number; value: Buffer }>;
 
     beforeAll(async () => {
-      service = await startService();
+      // No checkpoints: a boot replays only what follows the newest snapshot,
+      // so one written after the corrupt op (100 ms after the open's, on a
+      // loaded machine) would leave that entry unread at boot.
+      service = await startService({ ONCE_CHECKPOINT_INTERVAL_MS: '0' });
       session = await TestSession.open(await RawClient.connect(service.port));
       await session.command('ledger.open', { account });
       ops = await deposit(session, account, 10); // requests 2..11
@@ -91,7 +94,10 @@ describe.each([
         flipped[flipped.length - 3] ^= 0x04; // one bit of the body (the entry's checksum covers it)
         await journal.put(opKey(corruptOp), flipped);
       });
-      journalBefore = (await readAll(service.dataDir)).journal;
+      const before = await readAll(service.dataDir);
+      // The boot must replay the corrupt entry: no snapshot covers it.
+      expect(before.snapshot.map((row) => row.op).filter((op) => op >= corruptOp)).toEqual([]);
+      journalBefore = before.journal;
       lastOp = journalBefore[journalBefore.length - 1].op;
     });
     afterAll(() => service?.cleanup());
