@@ -14,7 +14,6 @@ import { type CommandHandler } from './command-handler';
 import { type CommandRegistry } from './command-registry';
 import { KeyedStore } from './keyed';
 import { type EngineLogger, SILENT_LOGGER } from './engine-logger';
-import { LogEvent } from './log-event';
 import { type BootSettlementOptions, journalAndWait, settleBootFor } from './boot-settlement';
 import { type EngineSettings } from './engine-settings';
 import { EngineUnavailableError } from './engine-unavailable.error';
@@ -639,19 +638,7 @@ export class Engine {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await this.snapshots.settled();
-    if (!failed && options.snapshot !== false) {
-      if (this.snapshots.behind) {
-        await this.snapshots.take();
-      } else if (served) {
-        // A checkpoint may already cover the last commit: say so, so a stop always tells where its state is.
-        const op = this.snapshots.lastSnapshotOp;
-        this.logger.log(
-          new LogEvent('snapshot-current', `snapshot at op ${op} is current: nothing to write`, {
-            snapshotOp: op,
-          }),
-        );
-      }
-    }
+    if (!failed && options.snapshot !== false) await this.snapshots.takeAtStop(served);
     for (const unsubscribe of this.unsubscribeJournal) unsubscribe();
     this.unsubscribeJournal = [];
     this.logWriteStats();

@@ -32,6 +32,15 @@ function applyRegisters(applier: Applier, count: number): void {
   }
 }
 
+/** An applier with no module state: the client table's entries only. */
+function plainApplier(): Applier {
+  return new Applier({
+    commands: new CommandRegistry(),
+    states: new StateRegistry(),
+    nodeSecret: Buffer.alloc(32, 1),
+  });
+}
+
 class Records extends KeyedState {
   readonly m = this.map<number>('m');
 }
@@ -55,11 +64,7 @@ function keyedApplier(): { records: Records; keyed: KeyedStore; applier: Applier
 
 describe('SnapshotScheduler', () => {
   it('takes a snapshot every `everyOps` applied ops, counting from the restored one', async () => {
-    const applier = new Applier({
-      commands: new CommandRegistry(),
-      states: new StateRegistry(),
-      nodeSecret: Buffer.alloc(32, 1),
-    });
+    const applier = plainApplier();
     applyRegisters(applier, 3);
     const restored = applier.captureSnapshot();
     applier.resetToGenesis();
@@ -82,11 +87,7 @@ describe('SnapshotScheduler', () => {
   });
 
   it('joins a write in progress instead of starting a second one', async () => {
-    const applier = new Applier({
-      commands: new CommandRegistry(),
-      states: new StateRegistry(),
-      nodeSecret: Buffer.alloc(32, 1),
-    });
+    const applier = plainApplier();
     const { journal, saved } = snapshotJournal();
     const scheduler = new SnapshotScheduler(journal, applier, 0, SILENT_LOGGER);
     const first = scheduler.take();
@@ -119,6 +120,29 @@ describe('SnapshotScheduler', () => {
     expect(written).toEqual([['s/m\u0000a=1'], ['s/m\u0000a=1', 's/m\u0000b=2']]);
     expect(keyed.stagedCount).toBe(0);
     expect(keyed.get('s/m', 'a')).toBe(1);
+  });
+
+  it('at a stop, writes a snapshot when the state moved past the newest, and otherwise says (for a node that served) that the newest is current', async () => {
+    const applier = plainApplier();
+    const { journal, saved } = snapshotJournal();
+    const lines: string[] = [];
+    const logger = { ...SILENT_LOGGER, log: (message: unknown) => lines.push(String(message)) };
+    const scheduler = new SnapshotScheduler(journal, applier, 0, logger);
+    applyRegisters(applier, 2);
+
+    await scheduler.takeAtStop(true);
+    expect(saved.map(([op]) => op)).toEqual([2]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^snapshot at op 2 written \(\d+ bytes, \d+ ms\)$/),
+    ]);
+
+    await scheduler.takeAtStop(true);
+    expect(saved).toHaveLength(1);
+    expect(lines[1]).toBe('snapshot at op 2 is current: nothing to write');
+
+    await scheduler.takeAtStop(false); // a verification or maintenance replay says nothing
+    expect(saved).toHaveLength(1);
+    expect(lines).toHaveLength(2);
   });
 
   describe('checkpoints (keyed state on disk)', () => {

@@ -183,6 +183,26 @@ export class SnapshotScheduler {
   }
 
   /**
+   * The stop's snapshot: taken when the state moved past the newest one.
+   * Otherwise (a checkpoint already covers the last commit) a node that
+   * served says so, so every stop logs where its state is; both outcomes
+   * are logged here, by the one class that knows which happened.
+   */
+  async takeAtStop(served: boolean): Promise<void> {
+    if (this.behind) {
+      await this.take();
+      return;
+    }
+    if (!served) return;
+    const op = this.lastSnapshotOp;
+    this.logger.log(
+      new LogEvent('snapshot-current', `snapshot at op ${op} is current: nothing to write`, {
+        snapshotOp: op,
+      }),
+    );
+  }
+
+  /**
    * {@link take}, but the promise rejects with the write's error (the warning
    * is logged all the same): for an operator's tool that writes one snapshot
    * and must report that it could not. It captures the keyed records' changes
