@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './cli-numbers';
+import { type EventLoopScrape, scrapeEventLoop } from './event-loop-scrape';
 import { type LoadConnection } from './load-connection';
 import { runClosedLoop, runFixedCount, runOpenLoop, type WindowTimes } from './load-drivers';
 import { type LoadReport } from './load-report';
@@ -69,6 +70,11 @@ async function main(): Promise<void> {
       "http-deposit: POST {account} here for each connection's account before the load",
     )
     .option(
+      '--metrics-port <port>',
+      "the service's operations listener: scraped once the connections are set up, to start its event-loop window there",
+      positiveInteger,
+    )
+    .option(
       '--drain-ms <ms>',
       'open loop: wait for answers after the window',
       nonNegativeInteger,
@@ -90,6 +96,7 @@ async function main(): Promise<void> {
       okStatus: number;
       basicAuthUser?: string;
       openPath?: string;
+      metricsPort?: number;
       drainMs: number;
     }>();
 
@@ -122,6 +129,10 @@ async function main(): Promise<void> {
             ),
     ),
   );
+
+  // REGISTERs cost the service a scrypt each: their CPU is not the load's.
+  const setupStall: EventLoopScrape | undefined =
+    options.metricsPort === undefined ? undefined : await scrapeEventLoop(options.metricsPort);
 
   const window = { warmupMs: options.warmupMs, durationMs: options.durationMs };
   const startedMs = performance.now();
@@ -158,6 +169,7 @@ async function main(): Promise<void> {
     windowStartEpochMs: times?.startEpochMs,
     windowEndEpochMs: times?.endEpochMs,
     durationMs,
+    setupStall,
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }

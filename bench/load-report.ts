@@ -1,3 +1,4 @@
+import { type EventLoopScrape } from './event-loop-scrape';
 import { type LatencySummary } from './latency-samples';
 
 /** The one JSON line a load generator prints on stdout. */
@@ -20,4 +21,10 @@ export interface LoadReport {
   readonly windowStartEpochMs?: number;
   readonly windowEndEpochMs?: number;
   readonly durationMs: number;
+  /**
+   * With `--metrics-port`: the service's event loop while the connections
+   * were set up (REGISTER's scrypt hashes on its thread pool), scraped once
+   * they were, so the service's next window holds the load alone.
+   */
+  readonly setupStall?: EventLoopScrape;
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { OnceClient } from '@once/sdk';
 import { positiveInteger } from './cli-numbers';
+import { type EventLoopScrape, scrapeEventLoop } from './event-loop-scrape';
 import { LedgerAccounts } from './ledger-accounts';
 
 /** The JSON line module-state-fill prints. */
@@ -12,6 +13,12 @@ export interface ModuleStateFillReport {
   readonly depth: number;
   /** Connecting and REGISTERing the clients. */
   readonly setupMs: number;
+  /**
+   * With `--metrics-port`: the service's event loop while the clients
+   * connected (a scrypt per REGISTER), scraped before the first open, so the
+   * service's next window holds the opens alone.
+   */
+  readonly setupStall?: EventLoopScrape;
   /** The opens themselves. */
   readonly elapsedMs: number;
   readonly requestsPerSecond: number;
@@ -42,8 +49,20 @@ async function main(): Promise<void> {
     .requiredOption('--accounts <count>', 'accounts to open', positiveInteger)
     .requiredOption('--clients <count>', 'SDK clients', positiveInteger)
     .requiredOption('--depth <count>', 'commands in flight per client', positiveInteger)
+    .option(
+      '--metrics-port <port>',
+      "the service's operations listener: scraped once the clients are connected",
+      positiveInteger,
+    )
     .parse(process.argv)
-    .opts<{ host: string; port: number; accounts: number; clients: number; depth: number }>();
+    .opts<{
+      host: string;
+      port: number;
+      accounts: number;
+      clients: number;
+      depth: number;
+      metricsPort?: number;
+    }>();
   const accounts = new LedgerAccounts(options.accounts);
 
   const setupStartMs = performance.now();
@@ -67,6 +86,8 @@ async function main(): Promise<void> {
       );
     }
     const setupMs = performance.now() - setupStartMs;
+    const setupStall: EventLoopScrape | undefined =
+      options.metricsPort === undefined ? undefined : await scrapeEventLoop(options.metricsPort);
 
     const startMs = performance.now();
     await Promise.all(
@@ -92,6 +113,7 @@ async function main(): Promise<void> {
       clients: options.clients,
       depth: options.depth,
       setupMs,
+      setupStall,
       elapsedMs,
       requestsPerSecond: (options.accounts * 1000) / elapsedMs,
     };

@@ -65,8 +65,15 @@ export interface ModuleStatePoint {
   readonly closed: LoadReport;
   /** Open loop at half the median closed-loop throughput, same deposits; the round of median p99. */
   readonly halfPeak: LoadReport;
-  /** Event-loop delays per phase, scraped from the service's /metrics; the round with the longest. */
+  /**
+   * Event-loop delays per phase, scraped from the service's /metrics; the
+   * round with the longest. Each phase starts once its clients are
+   * connected: `setup` is the longest over the connecting of the fill's
+   * and every load's clients (a scrypt per REGISTER, on the service's
+   * thread pool), apart from what persistence costs.
+   */
   readonly stalls: {
+    readonly setup: EventLoopScrape;
     readonly fill: EventLoopScrape;
     readonly closed: EventLoopScrape;
     readonly halfPeak: EventLoopScrape;
@@ -243,6 +250,8 @@ async function fillStand(
         String(plan.moduleStateFillClients),
         '--depth',
         String(options.depth),
+        '--metrics-port',
+        String(metricsPort),
       ],
       {
         env: { ONCE_ADMIN_PASSWORD: context.adminPassword },
@@ -252,7 +261,7 @@ async function fillStand(
     const fillStall = await scrapeEventLoop(metricsPort);
     const fillControlMs = control.takeWindow().maxMs;
     log(
-      `  ${entities} accounts opened through the SDK at ${Math.round(fill.requestsPerSecond)} req/s (${fill.clients} clients × ${fill.depth}); longest stall ${fillStall.maxMs.toFixed(1)} ms, ${fillStall.maxOnCpuMs.toFixed(1)} ms on CPU (the bench's own, idle: ${fillControlMs.toFixed(1)} ms)`,
+      `  ${entities} accounts opened through the SDK at ${Math.round(fill.requestsPerSecond)} req/s (${fill.clients} clients × ${fill.depth}); longest stall ${fillStall.maxMs.toFixed(1)} ms, ${fillStall.maxOnCpuMs.toFixed(1)} ms on CPU (the bench's own, idle: ${fillControlMs.toFixed(1)} ms; while the clients connected: ${fill.setupStall?.maxMs.toFixed(1) ?? '-'} ms)`,
     );
     return {
       entities,
@@ -300,6 +309,8 @@ async function measureOne(
   const report = await runLoad('once', stand.service.port, mode, context, [
     '--accounts',
     String(stand.entities),
+    '--metrics-port',
+    String(stand.metricsPort),
   ]);
   if (mode.kind === 'closed') {
     stand.ios.push(ioDelta(ioBefore, await readProcessIo(stand.service.pid)));
@@ -324,6 +335,14 @@ async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>>
   }));
   const longest = (all: readonly Measured[]) =>
     all.reduce((a, b) => (b.stall.maxMs > a.stall.maxMs ? b : a));
+  const setups = [
+    stand.fill,
+    ...stand.closed.map((m) => m.report),
+    ...stand.halfPeak.map((m) => m.report),
+  ]
+    .map((report) => report.setupStall)
+    .filter((scrape): scrape is EventLoopScrape => scrape !== undefined);
+  if (setups.length === 0) throw new Error('no setup stall was scraped');
   return {
     entities: stand.entities,
     keyedCacheEntries: stand.keyedCacheEntries,
@@ -332,6 +351,7 @@ async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>>
     closed: medianClosed(stand).report,
     halfPeak: medianBy(stand.halfPeak, (measured) => measured.report.latency.p99Ms).report,
     stalls: {
+      setup: setups.reduce((a, b) => (b.maxMs > a.maxMs ? b : a)),
       fill: stand.fillStall,
       closed: longest(stand.closed).stall,
       halfPeak: longest(stand.halfPeak).stall,

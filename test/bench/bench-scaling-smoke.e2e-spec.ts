@@ -80,6 +80,9 @@ describe('npm run bench -- --scaling --smoke', () => {
       for (const round of point.rounds) {
         expect(Math.min(round.rps, round.halfPeakP50Ms, round.halfPeakP99Ms)).toBeGreaterThan(0);
       }
+      // Each phase's window starts once its clients are connected: their REGISTERs apart
+      expect(Object.keys(point.stalls).sort()).toEqual(['closed', 'fill', 'halfPeak', 'setup']);
+      expect(point.fill.setupStall).toBeDefined();
       for (const stall of Object.values(point.stalls)) {
         expect(stall.maxMs).toBeGreaterThanOrEqual(0);
         expect(stall.peakMs).toBeGreaterThanOrEqual(stall.maxMs);
