@@ -33,3 +33,20 @@ export async function scrapeEventLoop(metricsPort: number): Promise<EventLoopScr
     peakMs: seconds('once_event_loop_delay_peak_seconds'),
   };
 }
+
+/**
+ * For a load child given `--metrics-port`: scrapes once its clients are set
+ * up, so the service's next window holds the load alone (a REGISTER costs
+ * the service a scrypt hash on its thread pool, which is not the load's).
+ * Without a port, nothing.
+ */
+export function scrapeSetupStall(
+  metricsPort: number | undefined,
+): Promise<EventLoopScrape | undefined> {
+  return metricsPort === undefined ? Promise.resolve(undefined) : scrapeEventLoop(metricsPort);
+}
+
+/** The scrape with the longest delay. */
+export function longestScrape(scrapes: readonly EventLoopScrape[]): EventLoopScrape {
+  return scrapes.reduce((a, b) => (b.maxMs > a.maxMs ? b : a));
+}

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { nonNegativeInteger, positiveInteger, positiveNumber } from './cli-numbers';
-import { type EventLoopScrape, scrapeEventLoop } from './event-loop-scrape';
+import { scrapeSetupStall } from './event-loop-scrape';
 import { type LoadConnection } from './load-connection';
 import { runClosedLoop, runFixedCount, runOpenLoop, type WindowTimes } from './load-drivers';
 import { type LoadReport } from './load-report';
@@ -130,9 +130,7 @@ async function main(): Promise<void> {
     ),
   );
 
-  // REGISTERs cost the service a scrypt each: their CPU is not the load's.
-  const setupStall: EventLoopScrape | undefined =
-    options.metricsPort === undefined ? undefined : await scrapeEventLoop(options.metricsPort);
+  const setupStall = await scrapeSetupStall(options.metricsPort);
 
   const window = { warmupMs: options.warmupMs, durationMs: options.durationMs };
   const startedMs = performance.now();

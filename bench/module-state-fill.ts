@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { OnceClient } from '@once/sdk';
 import { positiveInteger } from './cli-numbers';
-import { type EventLoopScrape, scrapeEventLoop } from './event-loop-scrape';
+import { type EventLoopScrape, scrapeSetupStall } from './event-loop-scrape';
 import { LedgerAccounts } from './ledger-accounts';
 
 /** The JSON line module-state-fill prints. */
@@ -86,8 +86,7 @@ async function main(): Promise<void> {
       );
     }
     const setupMs = performance.now() - setupStartMs;
-    const setupStall: EventLoopScrape | undefined =
-      options.metricsPort === undefined ? undefined : await scrapeEventLoop(options.metricsPort);
+    const setupStall = await scrapeSetupStall(options.metricsPort);
 
     const startMs = performance.now();
     await Promise.all(

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { EventLoopStalls } from '@once/metrics';
 import { runBenchChild } from './bench-children';
 import { type BenchContext } from './bench-context';
-import { type EventLoopScrape, scrapeEventLoop } from './event-loop-scrape';
+import { type EventLoopScrape, longestScrape, scrapeEventLoop } from './event-loop-scrape';
 import { freePort } from './free-port';
 import { type LevelDbActivity, readLevelDbActivity } from './leveldb-info-log';
 import { type LoadReport } from './load-report';
@@ -333,8 +333,6 @@ async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>>
     halfPeakP50Ms: stand.halfPeak[round].report.latency.p50Ms,
     halfPeakP99Ms: stand.halfPeak[round].report.latency.p99Ms,
   }));
-  const longest = (all: readonly Measured[]) =>
-    all.reduce((a, b) => (b.stall.maxMs > a.stall.maxMs ? b : a));
   const setups = [
     stand.fill,
     ...stand.closed.map((m) => m.report),
@@ -351,10 +349,10 @@ async function pointOf(stand: Stand): Promise<Omit<ModuleStatePoint, 'restart'>>
     closed: medianClosed(stand).report,
     halfPeak: medianBy(stand.halfPeak, (measured) => measured.report.latency.p99Ms).report,
     stalls: {
-      setup: setups.reduce((a, b) => (b.maxMs > a.maxMs ? b : a)),
+      setup: longestScrape(setups),
       fill: stand.fillStall,
-      closed: longest(stand.closed).stall,
-      halfPeak: longest(stand.halfPeak).stall,
+      closed: longestScrape(stand.closed.map((measured) => measured.stall)),
+      halfPeak: longestScrape(stand.halfPeak.map((measured) => measured.stall)),
     },
     controlStallMs: {
       fill: stand.fillControlMs,

@@ -120,6 +120,28 @@ describe('RecordCache', () => {
     expect(cache.arenaBytes).toBe(64 * MiB);
   });
 
+  it('rewrites a record at another size while its bytes bound evicts others, and the record itself, to make room', () => {
+    // 4 KiB of arena, 40 keys rewritten in turn at sizes that keep changing:
+    // making room often removes the oldest entries, the rewritten key among them.
+    const cache = new RecordCache(1_000_000, 4096);
+    const latest = new Map<string, string>();
+    for (let i = 0; i < 4000; i++) {
+      const key = `k${i % 40}`;
+      const json = `"${'x'.repeat((i * 37) % 150)}"`;
+      cache.set(key, record(json, i));
+      latest.set(key, json);
+      expect(cache.get(key)).toEqual(record(json, i));
+      let found = 0;
+      for (const [other, value] of latest) {
+        const held = cache.get(other);
+        if (held === undefined) continue;
+        expect(held.json).toBe(value);
+        found++;
+      }
+      expect(cache.size).toBe(found);
+    }
+  });
+
   it('writes a record as large as the one it replaces in its place, so the arena turns over only for new records', () => {
     // 120 entries of 32 bytes, known absent first, in an arena of 4,096.
     const cache = new RecordCache(1000, 4096);

@@ -114,8 +114,6 @@ export class RecordCache {
   private head = 0;
   private tail = 0;
   private filled = 0;
-  /** Entries removed so far: a slot found before a removal may have moved since. */
-  private removals = 0;
 
   /**
    * @param entriesMax records kept at most (0: none)
@@ -195,11 +193,12 @@ export class RecordCache {
       // At most half full, so probes stay short and an empty slot ends every cluster.
       this.growTable();
     }
-    const removalsBefore = this.removals;
+    // Making room only removes entries: the count says whether it did.
+    const countBefore = this.count;
     const at = this.claim(size);
     this.writeEntry(at, size, key, keyBytes, hash, record, valueBytes);
-    // Found again only if making room removed entries, which may have moved the key's slot or evicted it.
-    let slot = this.removals === removalsBefore ? held : this.slotOf(key, hash);
+    // Found again only if a removal may have moved the key's slot or evicted it.
+    let slot = this.count === countBefore ? held : this.slotOf(key, hash);
     if (slot >= 0) {
       this.used[slot] = 1;
     } else {
@@ -482,7 +481,6 @@ export class RecordCache {
     refs[hole] = 0;
     used[hole] = 0;
     this.count--;
-    this.removals++;
   }
 }
 
